@@ -1,0 +1,106 @@
+/*
+ * Fr, the 255-bit scalar field of BLS12-381, in Montgomery form (R = 2^256).
+ * Constants: shared/notes/bls12-381.md section 2 (checked against GMP by the
+ * unit tests).
+ */
+#include <string.h>
+
+#include "zkpd/error.h"
+#include "ff_int.h"
+#include "mont_int.h"
+
+const uint64_t ZKP_FR_MODULUS[4] = {
+	0xffffffff00000001, 0x53bda402fffe5bfe, 0x3339d80809a1d805,
+	0x73eda753299d7d48,
+};
+
+const zkp_fr ZKP_FR_ONE = { {
+	0x00000001fffffffe, 0x5884b7fa00034802, 0x998c4fefecbc4ff5,
+	0x1824b159acc5056f,
+} };
+
+static const uint64_t FR_R2[4] = {
+	0xc999e990f3f29c6d, 0x2b6cedcb87925c23, 0x05d314967254398f,
+	0x0748d9d99f59ff11,
+};
+
+#define FR_QINV 0xfffffffeffffffffULL
+
+void zkp_fr_mul_portable(zkp_fr *ret, const zkp_fr *a, const zkp_fr *b)
+{
+	mont_mul(ret->l, a->l, b->l, ZKP_FR_MODULUS, FR_QINV, 4);
+}
+
+void zkp_fr_mul(zkp_fr *ret, const zkp_fr *a, const zkp_fr *b)
+{
+#ifdef ZKPD_FF_ASM
+	if (ff_use_mulx) {
+		ff_mulx_fr_mul(ret->l, a->l, b->l);
+		return;
+	}
+#endif
+	mont_mul(ret->l, a->l, b->l, ZKP_FR_MODULUS, FR_QINV, 4);
+}
+
+void zkp_fr_sqr(zkp_fr *ret, const zkp_fr *a)
+{
+	/* For 4 limbs the dedicated square saves too little over CIOS to pay
+	 * for its extra reduction pass. */
+	zkp_fr_mul(ret, a, a);
+}
+
+#define F zkp_fr
+#define FN(x) zkp_fr_##x
+#define FNS(x) zkp_frs_##x
+#define N 4
+#define MOD ZKP_FR_MODULUS
+#define QINV FR_QINV
+#define R2 FR_R2
+#define ONE ZKP_FR_ONE
+#define MUL zkp_fr_mul
+#define SQR zkp_fr_sqr
+#include "field_tmpl.h"
+
+int zkp_fr_sqrt(zkp_fr *ret, const zkp_fr *a)
+{
+	/* Tonelli-Shanks with r - 1 = 2^32 * t, t odd; z = 5 is the smallest
+	 * non-square mod r (shared/notes/bls12-381.md section 3). */
+	if (zkp_fr_is_zero(a)) {
+		zkp_fr_set_zero(ret);
+		return 0;
+	}
+	if (zkp_fr_legendre(a) != 1)
+		return ZKP_ERR_NO_SQRT;
+
+	uint64_t t[4], t1[4];
+	mod_minus_small(t, 1);
+	shr_limbs(t, 32);
+	memcpy(t1, t, sizeof(t1));
+	shr_limbs(t1, 1); /* (t - 1) / 2, t odd */
+
+	zkp_fr z, c, x, b, w;
+	zkp_fr_set_u64(&z, 5);
+	zkp_fr_pow(&c, &z, t, 4);
+	zkp_fr_pow(&w, a, t1, 4);     /* a^((t-1)/2) */
+	zkp_fr_mul(&x, &w, a);        /* a^((t+1)/2) */
+	zkp_fr_mul(&b, &w, &x);       /* a^t */
+	unsigned v = 32;
+	while (!zkp_fr_is_one(&b)) {
+		unsigned k = 0;
+		zkp_fr b2 = b;
+		while (!zkp_fr_is_one(&b2)) {
+			zkp_fr_sqr(&b2, &b2);
+			k++;
+		}
+		/* k < v always holds for a square a. */
+		w = c;
+		for (unsigned i = 0; i + k + 1 < v; i++)
+			zkp_fr_sqr(&w, &w);
+		zkp_fr_mul(&x, &x, &w);
+		zkp_fr_sqr(&c, &w);
+		zkp_fr_mul(&b, &b, &c);
+		v = k;
+	}
+	*ret = x;
+	return 0;
+}
