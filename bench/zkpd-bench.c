@@ -1,0 +1,37 @@
+/*
+ * zkpd-bench: benchmark programs that print one JSON object on stdout.
+ * Subcommands are added as their layers land; see `zkpd-bench --help`.
+ */
+#include <stdio.h>
+#include <string.h>
+
+int bench_field_main(int argc, char **argv);
+
+static const struct {
+	const char *name;
+	int (*main)(int, char **);
+	const char *help;
+} commands[] = {
+	{ "field", bench_field_main, "field, curve and pairing operations (ns per op)" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: zkpd-bench COMMAND [options]\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].main(argc - 1, argv + 1);
+	fprintf(stderr, "zkpd-bench: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}
