@@ -6,6 +6,7 @@
 #include <string.h>
 
 int bench_field_main(int argc, char **argv);
+int bench_ntt_main(int argc, char **argv);
 
 static const struct {
 	const char *name;
@@ -13,6 +14,7 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{ "field", bench_field_main, "field, curve and pairing operations (ns per op)" },
+	{ "ntt", bench_ntt_main, "NTT over Fr: --log2 N --threads T [--coset]" },
 };
 
 static void usage(FILE *f)
