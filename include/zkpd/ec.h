@@ -22,6 +22,14 @@
  *    NOT_IN_SUBGROUP, checked in that order, and leave *ret unspecified on error.
  *    The _unchecked forms skip only the subgroup check, for data whose
  *    digest was already verified.
+ *
+ * Costs, in field multiplications M and squarings S (EFD formula names):
+ * Jacobian add 11M + 5S (add-2007-bl), add_affine 7M + 4S (madd-2007-bl),
+ * dbl 2M + 5S (dbl-2009-l); XYZZ add 12M + 2S (add-2008-s), add_affine
+ * 8M + 2S (madd-2008-s), dbl 6M + 3S (dbl-2008-s-1). G2 counts are in Fp2
+ * (one Fp2 M is 3 Fp M, one Fp2 S is 2 Fp M). *_mul: width-5 wNAF, about
+ * n doublings and n/6 additions for an n-bit scalar. Subgroup checks: G1
+ * 126 doublings + 10 additions, G2 63 doublings + 5 additions.
  */
 #ifndef ZKPD_EC_H
 #define ZKPD_EC_H
@@ -57,7 +65,8 @@ bool zkp_g1_is_infinity(const zkp_g1 *a);
 bool zkp_g1_affine_is_infinity(const zkp_g1_affine *a);
 void zkp_g1_from_affine(zkp_g1 *ret, const zkp_g1_affine *a);
 void zkp_g1_to_affine(zkp_g1_affine *ret, const zkp_g1 *a);
-/* n conversions with one field inversion; scratch holds n zkp_fp. */
+/* n conversions with one field inversion; scratch holds n zkp_fp. ret must
+ * not overlap a or scratch. */
 void zkp_g1s_to_affine(zkp_g1_affine *ret, const zkp_g1 *a, size_t n, zkp_fp *scratch);
 bool zkp_g1_eq(const zkp_g1 *a, const zkp_g1 *b); /* as points, any Z */
 bool zkp_g1_affine_eq(const zkp_g1_affine *a, const zkp_g1_affine *b);
@@ -88,6 +97,9 @@ int zkp_g1_uncompress(zkp_g1_affine *ret, const uint8_t in[ZKP_G1_COMPRESSED_BYT
 int zkp_g1_deserialize(zkp_g1_affine *ret, const uint8_t in[ZKP_G1_UNCOMPRESSED_BYTES]);
 int zkp_g1_uncompress_unchecked(zkp_g1_affine *ret, const uint8_t in[ZKP_G1_COMPRESSED_BYTES]);
 int zkp_g1_deserialize_unchecked(zkp_g1_affine *ret, const uint8_t in[ZKP_G1_UNCOMPRESSED_BYTES]);
+/* Either form, chosen by len (48: compressed, 96: uncompressed), subgroup
+ * checked; any other len gives ZKP_ERR_BAD_LENGTH. */
+int zkp_g1_affine_from_bytes(zkp_g1_affine *ret, const uint8_t *in, size_t len);
 
 /* ---- G2: the same contracts over Fp2 ---- */
 void zkp_g2_set_infinity(zkp_g2 *ret);
@@ -127,5 +139,7 @@ int zkp_g2_uncompress(zkp_g2_affine *ret, const uint8_t in[ZKP_G2_COMPRESSED_BYT
 int zkp_g2_deserialize(zkp_g2_affine *ret, const uint8_t in[ZKP_G2_UNCOMPRESSED_BYTES]);
 int zkp_g2_uncompress_unchecked(zkp_g2_affine *ret, const uint8_t in[ZKP_G2_COMPRESSED_BYTES]);
 int zkp_g2_deserialize_unchecked(zkp_g2_affine *ret, const uint8_t in[ZKP_G2_UNCOMPRESSED_BYTES]);
+/* 96: compressed, 192: uncompressed; else ZKP_ERR_BAD_LENGTH. */
+int zkp_g2_affine_from_bytes(zkp_g2_affine *ret, const uint8_t *in, size_t len);
 
 #endif
