@@ -9,6 +9,7 @@
  *   MOD        the modulus limbs (uint64_t[N])
  *   QINV       -MOD^-1 mod 2^64
  *   R2         R^2 mod MOD as plain limbs (to-Montgomery factor)
+ *   R3         R^3 mod MOD as plain limbs (inversion's correction)
  *   ONE        R mod MOD as an F (Montgomery one)
  *   MUL(r,a,b) the multiplication used by everything here
  *   SQR(r,a)   the squaring used by everything here
@@ -80,15 +81,67 @@ static void shr_limbs(uint64_t e[N], unsigned k)
 	}
 }
 
+/* x <- x / 2 mod MOD for x < MOD: add MOD when odd (the sum stays below
+ * 2^(64N) thanks to the spare bit), then shift. */
+static inline void halve_mod(uint64_t x[N])
+{
+	uint64_t mask = (uint64_t)0 - (x[0] & 1), m[N];
+	for (int i = 0; i < N; i++)
+		m[i] = MOD[i] & mask;
+	mont_add_n(x, x, m, N);
+	for (int i = 0; i < N - 1; i++)
+		x[i] = (x[i] >> 1) | (x[i + 1] << 63);
+	x[N - 1] >>= 1;
+}
+
+static inline bool is_one_int(const uint64_t x[N])
+{
+	uint64_t acc = x[0] ^ 1;
+	for (int i = 1; i < N; i++)
+		acc |= x[i];
+	return acc == 0;
+}
+
 int FN(inv)(F *ret, const F *a)
 {
 	if (FN(is_zero)(a)) {
 		FN(set_zero)(ret);
 		return ZKP_ERR_NOT_INVERTIBLE;
 	}
-	uint64_t e[N];
-	mod_minus_small(e, 2); /* Fermat: a^(m-2) = a^-1 */
-	FN(pow)(ret, a, e, N);
+	/* Binary extended Euclid on the integer A = a*R mod MOD (Menezes et
+	 * al., Handbook of Applied Cryptography, algorithm 14.61 specialised
+	 * to an odd modulus): invariants x1*A = u, x2*A = v (mod MOD), and every
+	 * step halves u or v or subtracts the smaller from the larger, so it
+	 * ends within about 2*log2(MOD) steps. Variable time (see ff.h). It
+	 * yields A^-1 = a^-1 R^-1; one Montgomery multiplication by R^3 turns it
+	 * into a^-1 R, the Montgomery form of a^-1. About 4x faster than
+	 * Fermat's a^(MOD-2). */
+	uint64_t u[N], v[N], x1[N] = { 1 }, x2[N] = { 0 };
+	memcpy(u, a->l, sizeof(u));
+	memcpy(v, MOD, sizeof(v));
+	while (!is_one_int(u) && !is_one_int(v)) {
+		while (!(u[0] & 1)) {
+			for (int i = 0; i < N - 1; i++)
+				u[i] = (u[i] >> 1) | (u[i + 1] << 63);
+			u[N - 1] >>= 1;
+			halve_mod(x1);
+		}
+		while (!(v[0] & 1)) {
+			for (int i = 0; i < N - 1; i++)
+				v[i] = (v[i] >> 1) | (v[i + 1] << 63);
+			v[N - 1] >>= 1;
+			halve_mod(x2);
+		}
+		if (mont_geq(u, v, N)) {
+			mont_sub_n(u, u, v, N);
+			mont_sub(x1, x1, x2, MOD, N);
+		} else {
+			mont_sub_n(v, v, u, N);
+			mont_sub(x2, x2, x1, MOD, N);
+		}
+	}
+	const uint64_t *x = is_one_int(u) ? x1 : x2;
+	mont_mul(ret->l, x, R3, MOD, QINV, N);
 	return 0;
 }
 

@@ -24,6 +24,11 @@ static const uint64_t FP_R2[6] = {
 	0x67eb88a9939d83c0, 0x9a793e85b519952d, 0x11988fe592cae3aa,
 };
 
+static const uint64_t FP_R3[6] = {
+	0xed48ac6bd94ca1e0, 0x315f831e03a7adf8, 0x9a53352a615e29dd,
+	0x34c04e5e921e1761, 0x2512d43565724728, 0x0aa6346091755d4d,
+};
+
 #define FP_QINV 0x89f3fffcfffcfffdULL
 
 void zkp_fp_mul_portable(zkp_fp *ret, const zkp_fp *a, const zkp_fp *b)
@@ -65,6 +70,7 @@ void zkp_fp_sqr(zkp_fp *ret, const zkp_fp *a)
 #define MOD ZKP_FP_MODULUS
 #define QINV FP_QINV
 #define R2 FP_R2
+#define R3 FP_R3
 #define ONE ZKP_FP_ONE
 #define MUL zkp_fp_mul
 #define SQR zkp_fp_sqr

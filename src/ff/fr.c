@@ -24,6 +24,11 @@ static const uint64_t FR_R2[4] = {
 	0x0748d9d99f59ff11,
 };
 
+static const uint64_t FR_R3[4] = {
+	0xc62c1807439b73af, 0x1b3e0d188cf06990, 0x73d13c71c7b5f418,
+	0x6e2a5bb9c8db33e9,
+};
+
 #define FR_QINV 0xfffffffeffffffffULL
 
 void zkp_fr_mul_portable(zkp_fr *ret, const zkp_fr *a, const zkp_fr *b)
@@ -56,6 +61,7 @@ void zkp_fr_sqr(zkp_fr *ret, const zkp_fr *a)
 #define MOD ZKP_FR_MODULUS
 #define QINV FR_QINV
 #define R2 FR_R2
+#define R3 FR_R3
 #define ONE ZKP_FR_ONE
 #define MUL zkp_fr_mul
 #define SQR zkp_fr_sqr
