@@ -1,0 +1,138 @@
+/*
+ * backend: the heavy operations of a proof (NTT and MSM) behind one table of
+ * function pointers, so the prover never knows whether a CPU or a GPU runs
+ * them. The CPU backend lives here; a CUDA backend (cuda/) fills in the same
+ * table.
+ *
+ * Invariants:
+ *  - Data the operations read or write lives in zkp_dbuf buffers owned by
+ *    the backend: host memory for the CPU backend, device memory for a GPU.
+ *    A caller touches dbuf.ptr directly only when be->host_visible.
+ *  - Host data enters through import_host (bases and other long-lived,
+ *    read-only data: the CPU backend references it in place, no copy, so a
+ *    key mapped from disk is never duplicated; a device backend copies it
+ *    once) or through alloc + upload (per-proof data). Results leave
+ *    through download. Offsets and sizes are in bytes and are checked:
+ *    a range outside the buffer is ZKP_ERR_INVAL.
+ *  - Operations may run asynchronously on a device; sync waits for all of
+ *    them. On the CPU backend every call has finished when it returns.
+ *  - One backend object may be used from several threads at once, each
+ *    call with its own buffers.
+ *  - Every fallible call returns 0 or a negative zkp_err; nothing aborts
+ *    on bad input or a failed allocation.
+ */
+#ifndef ZKPD_BACKEND_H
+#define ZKPD_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zkpd/ec.h"
+#include "zkpd/msm.h"
+#include "zkpd/ntt.h"
+#include "zkpd/pool.h"
+
+typedef struct zkp_backend zkp_backend;
+
+typedef struct {
+	void *ptr;
+	size_t bytes;
+	bool owned; /* allocated by the backend (false: imported host memory) */
+} zkp_dbuf;
+
+typedef struct {
+	const char *name;
+	void (*destroy)(zkp_backend *be);
+	int (*alloc)(zkp_backend *be, zkp_dbuf *ret, size_t bytes);
+	int (*import_host)(zkp_backend *be, zkp_dbuf *ret, const void *host, size_t bytes);
+	void (*release)(zkp_backend *be, zkp_dbuf *buf);
+	int (*upload)(zkp_backend *be, zkp_dbuf *dst, size_t off, const void *src, size_t bytes);
+	int (*download)(zkp_backend *be, void *dst, const zkp_dbuf *src, size_t off, size_t bytes);
+	/* In-place NTT of the d->n Fr elements at the start of data. */
+	int (*ntt)(zkp_backend *be, zkp_dbuf *data, const zkp_ntt_domain *d,
+		   const zkp_ntt_opts *opts);
+	/* ret = sum scalars[i] * bases[j(i)]: with density NULL, j(i) = i and
+	 * both buffers hold n entries; otherwise only scalars whose density bit
+	 * is set take part and bases holds one point per set bit (msm.h). The
+	 * density bitmap is host memory. */
+	int (*msm_g1)(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
+		      const zkp_dbuf *scalars, const uint64_t *density, size_t n,
+		      const zkp_msm_opts *opts);
+	int (*msm_g2)(zkp_backend *be, zkp_g2 *ret, const zkp_dbuf *bases,
+		      const zkp_dbuf *scalars, const uint64_t *density, size_t n,
+		      const zkp_msm_opts *opts);
+	int (*sync)(zkp_backend *be);
+} zkp_backend_ops;
+
+struct zkp_backend {
+	const zkp_backend_ops *ops;
+	bool host_visible;
+};
+
+/* The CPU backend, running its work on pool (NULL: the calling thread). The
+ * pool must outlive the backend. Errors: ZKP_ERR_NOMEM. */
+int zkp_backend_cpu_new(zkp_backend **ret, zkp_pool *pool);
+
+/* Calls through the table, so callers read like ordinary functions. */
+static inline void zkp_backend_free(zkp_backend *be)
+{
+	if (be)
+		be->ops->destroy(be);
+}
+
+static inline int zkp_backend_alloc(zkp_backend *be, zkp_dbuf *ret, size_t bytes)
+{
+	return be->ops->alloc(be, ret, bytes);
+}
+
+static inline int zkp_backend_import_host(zkp_backend *be, zkp_dbuf *ret, const void *host,
+					  size_t bytes)
+{
+	return be->ops->import_host(be, ret, host, bytes);
+}
+
+/* Accepts a zeroed dbuf (nothing to release). */
+static inline void zkp_backend_release(zkp_backend *be, zkp_dbuf *buf)
+{
+	be->ops->release(be, buf);
+}
+
+static inline int zkp_backend_upload(zkp_backend *be, zkp_dbuf *dst, size_t off,
+				     const void *src, size_t bytes)
+{
+	return be->ops->upload(be, dst, off, src, bytes);
+}
+
+static inline int zkp_backend_download(zkp_backend *be, void *dst, const zkp_dbuf *src,
+				       size_t off, size_t bytes)
+{
+	return be->ops->download(be, dst, src, off, bytes);
+}
+
+static inline int zkp_backend_ntt(zkp_backend *be, zkp_dbuf *data, const zkp_ntt_domain *d,
+				  const zkp_ntt_opts *opts)
+{
+	return be->ops->ntt(be, data, d, opts);
+}
+
+static inline int zkp_backend_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
+				     const zkp_dbuf *scalars, const uint64_t *density,
+				     size_t n, const zkp_msm_opts *opts)
+{
+	return be->ops->msm_g1(be, ret, bases, scalars, density, n, opts);
+}
+
+static inline int zkp_backend_msm_g2(zkp_backend *be, zkp_g2 *ret, const zkp_dbuf *bases,
+				     const zkp_dbuf *scalars, const uint64_t *density,
+				     size_t n, const zkp_msm_opts *opts)
+{
+	return be->ops->msm_g2(be, ret, bases, scalars, density, n, opts);
+}
+
+static inline int zkp_backend_sync(zkp_backend *be)
+{
+	return be->ops->sync(be);
+}
+
+#endif

@@ -1,0 +1,188 @@
+/*
+ * The CPU backend: buffers are host memory, NTT and MSM run on the shared
+ * thread pool, and each MSM takes its workspace for the duration of the call.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "zkpd/backend.h"
+#include "zkpd/error.h"
+
+struct cpu_backend {
+	zkp_backend base; /* first: the table's callers hold &base */
+	zkp_pool *pool;
+};
+
+static struct cpu_backend *cpu_of(zkp_backend *be)
+{
+	return (struct cpu_backend *)be;
+}
+
+static void cpu_destroy(zkp_backend *be)
+{
+	free(cpu_of(be));
+}
+
+static int cpu_alloc(zkp_backend *be, zkp_dbuf *ret, size_t bytes)
+{
+	(void)be;
+	memset(ret, 0, sizeof(*ret));
+	/* 64-byte alignment for the arithmetic's cache lines; aligned_alloc
+	 * wants a multiple of the alignment. */
+	size_t rounded = (bytes + 63) & ~(size_t)63;
+	if (rounded < bytes)
+		return ZKP_ERR_NOMEM;
+	void *p = aligned_alloc(64, rounded ? rounded : 64);
+	if (!p)
+		return ZKP_ERR_NOMEM;
+	ret->ptr = p;
+	ret->bytes = bytes;
+	ret->owned = true;
+	return 0;
+}
+
+static int cpu_import_host(zkp_backend *be, zkp_dbuf *ret, const void *host, size_t bytes)
+{
+	(void)be;
+	if (!host && bytes)
+		return ZKP_ERR_INVAL;
+	/* Referenced in place: the caller keeps host alive and unchanged while
+	 * the buffer is in use; the backend only reads imported memory. */
+	ret->ptr = (void *)host;
+	ret->bytes = bytes;
+	ret->owned = false;
+	return 0;
+}
+
+static void cpu_release(zkp_backend *be, zkp_dbuf *buf)
+{
+	(void)be;
+	if (buf->owned)
+		free(buf->ptr);
+	memset(buf, 0, sizeof(*buf));
+}
+
+static bool range_ok(const zkp_dbuf *buf, size_t off, size_t bytes)
+{
+	return off <= buf->bytes && bytes <= buf->bytes - off;
+}
+
+static int cpu_upload(zkp_backend *be, zkp_dbuf *dst, size_t off, const void *src, size_t bytes)
+{
+	(void)be;
+	if (!dst->owned || !range_ok(dst, off, bytes))
+		return ZKP_ERR_INVAL;
+	memcpy((char *)dst->ptr + off, src, bytes);
+	return 0;
+}
+
+static int cpu_download(zkp_backend *be, void *dst, const zkp_dbuf *src, size_t off, size_t bytes)
+{
+	(void)be;
+	if (!range_ok(src, off, bytes))
+		return ZKP_ERR_INVAL;
+	memcpy(dst, (const char *)src->ptr + off, bytes);
+	return 0;
+}
+
+static int cpu_ntt(zkp_backend *be, zkp_dbuf *data, const zkp_ntt_domain *d,
+		   const zkp_ntt_opts *opts)
+{
+	if (!data->owned || data->bytes / sizeof(zkp_fr) < d->n)
+		return ZKP_ERR_INVAL;
+	zkp_ntt(data->ptr, d, opts, cpu_of(be)->pool);
+	return 0;
+}
+
+/* Checks sizes shared by both groups: the scalars cover n, the bases cover
+ * n or the density's population count. */
+static int msm_sizes_ok(const zkp_dbuf *bases, size_t base_size, const zkp_dbuf *scalars,
+			const uint64_t *density, size_t n)
+{
+	if (scalars->bytes / sizeof(zkp_fr) < n)
+		return ZKP_ERR_INVAL;
+	size_t need = n;
+	if (density) {
+		need = 0;
+		for (size_t w = 0; w < n / 64; w++)
+			need += (size_t)__builtin_popcountll(density[w]);
+		if (n % 64)
+			need += (size_t)__builtin_popcountll(density[n / 64] &
+							     ((UINT64_C(1) << (n % 64)) - 1));
+	}
+	return bases->bytes / base_size < need ? ZKP_ERR_INVAL : 0;
+}
+
+static int cpu_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
+		      const zkp_dbuf *scalars, const uint64_t *density, size_t n,
+		      const zkp_msm_opts *opts)
+{
+	zkp_pool *pool = cpu_of(be)->pool;
+	int err = msm_sizes_ok(bases, sizeof(zkp_g1_affine), scalars, density, n);
+	if (err)
+		return err;
+	size_t size = zkp_msm_g1_scratch_size(n, zkp_pool_threads(pool), opts);
+	void *scratch = aligned_alloc(64, (size + 63) & ~(size_t)63);
+	if (!scratch)
+		return ZKP_ERR_NOMEM;
+	if (density)
+		zkp_msm_g1_density(ret, bases->ptr, scalars->ptr, density, n, opts, scratch,
+				   size, pool);
+	else
+		zkp_msm_g1(ret, bases->ptr, scalars->ptr, n, opts, scratch, size, pool);
+	free(scratch);
+	return 0;
+}
+
+static int cpu_msm_g2(zkp_backend *be, zkp_g2 *ret, const zkp_dbuf *bases,
+		      const zkp_dbuf *scalars, const uint64_t *density, size_t n,
+		      const zkp_msm_opts *opts)
+{
+	zkp_pool *pool = cpu_of(be)->pool;
+	int err = msm_sizes_ok(bases, sizeof(zkp_g2_affine), scalars, density, n);
+	if (err)
+		return err;
+	size_t size = zkp_msm_g2_scratch_size(n, zkp_pool_threads(pool), opts);
+	void *scratch = aligned_alloc(64, (size + 63) & ~(size_t)63);
+	if (!scratch)
+		return ZKP_ERR_NOMEM;
+	if (density)
+		zkp_msm_g2_density(ret, bases->ptr, scalars->ptr, density, n, opts, scratch,
+				   size, pool);
+	else
+		zkp_msm_g2(ret, bases->ptr, scalars->ptr, n, opts, scratch, size, pool);
+	free(scratch);
+	return 0;
+}
+
+static int cpu_sync(zkp_backend *be)
+{
+	(void)be;
+	return 0;
+}
+
+static const zkp_backend_ops cpu_ops = {
+	.name = "cpu",
+	.destroy = cpu_destroy,
+	.alloc = cpu_alloc,
+	.import_host = cpu_import_host,
+	.release = cpu_release,
+	.upload = cpu_upload,
+	.download = cpu_download,
+	.ntt = cpu_ntt,
+	.msm_g1 = cpu_msm_g1,
+	.msm_g2 = cpu_msm_g2,
+	.sync = cpu_sync,
+};
+
+int zkp_backend_cpu_new(zkp_backend **ret, zkp_pool *pool)
+{
+	struct cpu_backend *cpu = calloc(1, sizeof(*cpu));
+	if (!cpu)
+		return ZKP_ERR_NOMEM;
+	cpu->base.ops = &cpu_ops;
+	cpu->base.host_visible = true;
+	cpu->pool = pool;
+	*ret = &cpu->base;
+	return 0;
+}
