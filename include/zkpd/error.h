@@ -30,13 +30,38 @@
 	X(ERR_NOT_IN_SUBGROUP, -11, "point is not in the prime-order subgroup") \
 	X(ERR_NOT_INVERTIBLE, -12, "zero has no inverse")                      \
 	X(ERR_NO_SQRT, -13, "element is not a square")                         \
-	X(ERR_UNSUPPORTED, -14, "operation not supported on this build")
+	X(ERR_UNSUPPORTED, -14, "operation not supported on this build")        \
+	X(ERR_FORMAT, -15, "malformed file or message")                        \
+	X(ERR_TRUNCATED, -16, "file or message ends early")                    \
+	X(ERR_VERSION, -17, "unsupported format version")                      \
+	X(ERR_CHECKSUM, -18, "checksum mismatch")                              \
+	X(ERR_WRONG_PRIME, -19, "data is over a different prime field")        \
+	X(ERR_RANGE, -20, "value out of range")                                \
+	X(ERR_UNSATISFIED, -21, "witness does not satisfy a constraint")       \
+	X(ERR_MISMATCH, -22, "sizes or digests of related objects disagree")
 
 enum zkp_err {
 #define ZKP_ERR_ENUM(name, code, text) ZKP_##name = (code),
 	ZKP_ERRORS(ZKP_ERR_ENUM)
 #undef ZKP_ERR_ENUM
 };
+
+/*
+ * Detail for a failure, filled where the failure is found: which file,
+ * which offset or index, what was expected. Functions that parse or check
+ * external input take a zkp_error * (may be NULL) next to their int return.
+ */
+typedef struct {
+	int code;
+	char msg[512];
+} zkp_error;
+
+/* Sets e->code and formats e->msg (when e is not NULL); returns code, so a
+ * parser can `return zkp_error_set(e, ZKP_ERR_FORMAT, "%s: ...", path);`. */
+int zkp_error_set(zkp_error *e, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* e->msg when e holds an error with a message, else zkp_strerror(code). */
+const char *zkp_error_text(const zkp_error *e, int code);
 
 /* Human-readable text for a code; unknown codes give "unknown error". */
 const char *zkp_strerror(int err);

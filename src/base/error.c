@@ -1,3 +1,6 @@
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "zkpd/error.h"
 
 const char *zkp_strerror(int err)
@@ -18,4 +21,23 @@ const char *zkp_err_name(int err)
 #undef ZKP_ERR_NAME
 	}
 	return "UNKNOWN";
+}
+
+int zkp_error_set(zkp_error *e, int code, const char *fmt, ...)
+{
+	if (e) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+		va_end(ap);
+		e->code = code;
+	}
+	return code;
+}
+
+const char *zkp_error_text(const zkp_error *e, int code)
+{
+	if (e && e->code == code && code != 0 && e->msg[0])
+		return e->msg;
+	return zkp_strerror(code);
 }
