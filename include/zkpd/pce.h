@@ -83,9 +83,11 @@ enum {
  * ZKP_ERR_FORMAT (bad magic, a section out of bounds or misaligned, sizes
  * that disagree with the dimensions, a column >= n_inputs + n_aux, codes
  * or escapes pointing past values), ZKP_ERR_TRUNCATED, ZKP_ERR_VERSION,
- * ZKP_ERR_CHECKSUM (names the section), ZKP_ERR_NOT_CANONICAL (a value
- * >= r), ZKP_ERR_NOMEM. Cost: one pass over the file for the checksums
- * (unless skipped) and a structural check proportional to the rows. */
+ * ZKP_ERR_CHECKSUM (names the section, or "header": the header and section
+ * table carry their own SHA-256, always checked), ZKP_ERR_NOT_CANONICAL (a
+ * value >= r), ZKP_ERR_NOMEM. docs/formats.md lists every check.
+ * Cost: one SHA-256 pass over the file (unless skipped) and a structural
+ * walk over the columns and codes (about 5 bytes per non-zero). */
 int zkp_pce_load(zkp_pce **ret, const char *path, unsigned flags, zkp_error *err);
 void zkp_pce_free(zkp_pce *pce);
 
@@ -98,7 +100,8 @@ const uint8_t *zkp_pce_digest(const zkp_pce *pce);
 const uint64_t *zkp_pce_density_a_aux(const zkp_pce *pce);
 const uint64_t *zkp_pce_density_b_input(const zkp_pce *pce);
 const uint64_t *zkp_pce_density_b_aux(const zkp_pce *pce);
-/* Bytes mapped, and bytes per non-zero of the three matrices together. */
+/* Bytes mapped, and bytes per non-zero of the three matrices together (the
+ * 21 matrix sections over nnz(A) + nnz(B) + nnz(C); 0 when there are none). */
 size_t zkp_pce_mapped_bytes(const zkp_pce *pce);
 double zkp_pce_bytes_per_nnz(const zkp_pce *pce);
 
@@ -130,11 +133,14 @@ typedef struct {
 	zkp_fr coeff; /* Montgomery */
 } zkp_pce_term;
 
-/* Errors: ZKP_ERR_INVAL (n_inputs = 0), ZKP_ERR_NOMEM. */
+/* Errors: ZKP_ERR_INVAL (n_inputs = 0, or n_inputs + n_aux > 2^32: columns
+ * are u32), ZKP_ERR_NOMEM. Memory while building: about 8 bytes per
+ * non-zero and 3 per row, plus 32 per distinct coefficient. */
 int zkp_pce_builder_new(zkp_pce_builder **ret, uint64_t n_inputs, uint64_t n_aux);
 void zkp_pce_builder_free(zkp_pce_builder *b);
-/* Errors: ZKP_ERR_RANGE (a column >= n_inputs + n_aux; detail names the
- * constraint and term), ZKP_ERR_NOMEM. */
+/* Errors: ZKP_ERR_RANGE (a column >= n_inputs + n_aux, detail names the
+ * constraint and term; more than 2^28 constraints; 2^32 - 2 distinct
+ * coefficients), ZKP_ERR_NOMEM. On error the builder is unchanged. */
 int zkp_pce_builder_add(zkp_pce_builder *b, const zkp_pce_term *a, size_t na,
 			const zkp_pce_term *bt, size_t nb, const zkp_pce_term *c, size_t nc,
 			zkp_error *err);

@@ -1,0 +1,49 @@
+/*
+ * zkp: the offline tool. One table lists the subcommands; each lives in its
+ * own file (zkp_<name>.c) and is declared in zkp_cmds.h.
+ *
+ * Exit codes: 0 success, 1 the operation failed (a file refused, a witness
+ * that does not satisfy the circuit), 2 usage error.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "zkp_cmds.h"
+
+static const struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+} cmds[] = {
+	{ "compile", zkp_cmd_compile, "compile a circom .r1cs (BLS12-381) into a .pce" },
+	{ "inspect", zkp_cmd_inspect, "print a .pce file's dimensions, sizes and digest" },
+	{ "check", zkp_cmd_check, "check that a witness satisfies a .pce circuit" },
+	{ "synth", zkp_cmd_synth, "make a satisfiable PoRep-shaped circuit and its witness" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: zkp <command> [options] [args]\n"
+		   "       zkp <command> --help\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(f, "\nexit status: 0 success, 1 the operation failed, 2 usage error\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return ZKP_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return ZKP_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "zkp: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return ZKP_EXIT_USAGE;
+}

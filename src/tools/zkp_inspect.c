@@ -1,0 +1,162 @@
+/*
+ * zkp inspect [--json] [--skip-checksums] FILE.pce
+ *
+ * Loads the file with every check the prover applies (so a file inspect
+ * accepts is one the daemon accepts) and prints its dimensions, per-matrix
+ * statistics, density counts, sizes and circuit digest.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "zkp_cmds.h"
+#include "zkpd/pce.h"
+
+static void help(FILE *f)
+{
+	fprintf(f, "usage: zkp inspect [--json] [--skip-checksums] FILE.pce\n\n"
+		   "Prints dimensions, non-zeros, +-1 and distinct coefficients, escapes and\n"
+		   "overflow rows per matrix, density counts, bytes per non-zero, mapped bytes\n"
+		   "and the circuit digest.\n"
+		   "  --json            one JSON object on stdout\n"
+		   "  --skip-checksums  do not verify the section SHA-256s (trusted files)\n");
+}
+
+struct mstat {
+	uint64_t ones, minus_ones;
+};
+
+static struct mstat scan(const zkp_pce_csr *c)
+{
+	struct mstat s = { 0, 0 };
+	for (uint64_t k = 0; k < c->nnz; k++) {
+		s.ones += c->codes[k] == 0;
+		s.minus_ones += c->codes[k] == 1;
+	}
+	return s;
+}
+
+static uint64_t popcount(const uint64_t *w, uint64_t bits)
+{
+	uint64_t n = 0;
+	for (uint64_t i = 0; i < (bits + 63) / 64; i++)
+		n += (uint64_t)__builtin_popcountll(w[i]);
+	return n;
+}
+
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+int zkp_cmd_inspect(int argc, char **argv)
+{
+	const char *path = NULL;
+	bool json = false;
+	unsigned flags = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			help(stdout);
+			return ZKP_EXIT_OK;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "--skip-checksums")) {
+			flags |= ZKP_PCE_SKIP_CHECKSUMS;
+		} else if (argv[i][0] == '-' || path) {
+			fprintf(stderr, "zkp inspect: unexpected argument '%s'\n", argv[i]);
+			help(stderr);
+			return ZKP_EXIT_USAGE;
+		} else {
+			path = argv[i];
+		}
+	}
+	if (!path) {
+		help(stderr);
+		return ZKP_EXIT_USAGE;
+	}
+
+	zkp_error err = { 0 };
+	zkp_pce *pce = NULL;
+	int rc = zkp_pce_load(&pce, path, flags, &err);
+	if (rc) {
+		fprintf(stderr, "zkp inspect: %s (%s)\n", zkp_error_text(&err, rc), zkp_err_name(rc));
+		return ZKP_EXIT_FAIL;
+	}
+
+	const zkp_pce_dims *d = zkp_pce_get_dims(pce);
+	const zkp_pce_csr *m[3];
+	struct mstat st[3];
+	for (int i = 0; i < 3; i++) {
+		m[i] = zkp_pce_matrix(pce, (enum zkp_pce_matrix)i);
+		st[i] = scan(m[i]);
+	}
+	uint64_t dens[3] = {
+		popcount(zkp_pce_density_a_aux(pce), d->n_aux),
+		popcount(zkp_pce_density_b_input(pce), d->n_inputs),
+		popcount(zkp_pce_density_b_aux(pce), d->n_aux),
+	};
+	char digest[2 * ZKP_PCE_DIGEST_BYTES + 1];
+	for (int i = 0; i < ZKP_PCE_DIGEST_BYTES; i++)
+		snprintf(digest + 2 * i, 3, "%02x", zkp_pce_digest(pce)[i]);
+	double b_aux_pct = d->n_aux ? 100.0 * (double)dens[2] / (double)d->n_aux : 0.0;
+
+	if (json) {
+		printf("{\"file\": ");
+		json_string(path);
+		printf(", \"inputs\": %llu, \"aux\": %llu, \"constraints\": %llu, \"domain_log2\": %u,",
+		       (unsigned long long)d->n_inputs, (unsigned long long)d->n_aux,
+		       (unsigned long long)d->n_constraints, d->domain_log2);
+		printf(" \"matrices\": {");
+		for (int i = 0; i < 3; i++) {
+			uint64_t distinct = m[i]->n_values + (st[i].ones > 0) + (st[i].minus_ones > 0);
+			printf("%s\"%c\": {\"nnz\": %llu, \"plus_one\": %llu, \"minus_one\": %llu, "
+			       "\"distinct\": %llu, \"values\": %llu, \"escapes\": %llu, "
+			       "\"overflow_rows\": %llu}",
+			       i ? ", " : "", "ABC"[i], (unsigned long long)m[i]->nnz,
+			       (unsigned long long)st[i].ones, (unsigned long long)st[i].minus_ones,
+			       (unsigned long long)distinct, (unsigned long long)m[i]->n_values,
+			       (unsigned long long)m[i]->n_escapes,
+			       (unsigned long long)m[i]->n_overflow);
+		}
+		printf("}, \"density\": {\"a_aux\": %llu, \"b_input\": %llu, \"b_aux\": %llu},",
+		       (unsigned long long)dens[0], (unsigned long long)dens[1],
+		       (unsigned long long)dens[2]);
+		printf(" \"bytes_per_nnz\": %.3f, \"mapped_bytes\": %zu, \"digest\": \"%s\"}\n",
+		       zkp_pce_bytes_per_nnz(pce), zkp_pce_mapped_bytes(pce), digest);
+	} else {
+		printf("file           %s\n", path);
+		printf("inputs         %llu (including ONE)\n", (unsigned long long)d->n_inputs);
+		printf("aux            %llu\n", (unsigned long long)d->n_aux);
+		printf("constraints    %llu\n", (unsigned long long)d->n_constraints);
+		printf("domain         2^%u\n", d->domain_log2);
+		printf("\nmatrix  %12s %12s %12s %9s %12s %9s\n", "nnz", "+1", "-1", "distinct",
+		       "escapes", "overflow");
+		for (int i = 0; i < 3; i++)
+			printf("%c       %12llu %12llu %12llu %9llu %12llu %9llu\n", "ABC"[i],
+			       (unsigned long long)m[i]->nnz, (unsigned long long)st[i].ones,
+			       (unsigned long long)st[i].minus_ones,
+			       (unsigned long long)(m[i]->n_values + (st[i].ones > 0) +
+						    (st[i].minus_ones > 0)),
+			       (unsigned long long)m[i]->n_escapes,
+			       (unsigned long long)m[i]->n_overflow);
+		printf("\ndensity        A aux %llu, B inputs %llu, B aux %llu (%.1f%% of aux)\n",
+		       (unsigned long long)dens[0], (unsigned long long)dens[1],
+		       (unsigned long long)dens[2], b_aux_pct);
+		printf("bytes/nnz      %.3f\n", zkp_pce_bytes_per_nnz(pce));
+		printf("mapped bytes   %zu\n", zkp_pce_mapped_bytes(pce));
+		printf("digest         %s\n", digest);
+	}
+	zkp_pce_free(pce);
+	return ZKP_EXIT_OK;
+}
