@@ -65,7 +65,7 @@ void json_end_object(void)
 void json_num(const char *key, double v)
 {
 	key_prefix(key);
-	printf("%.6g", v);
+	printf("%.10g", v);
 }
 
 void json_str(const char *key, const char *v)

@@ -7,6 +7,7 @@
 
 int bench_field_main(int argc, char **argv);
 int bench_ntt_main(int argc, char **argv);
+int bench_spmv_main(int argc, char **argv);
 
 static const struct {
 	const char *name;
@@ -15,6 +16,8 @@ static const struct {
 } commands[] = {
 	{ "field", bench_field_main, "field, curve and pairing operations (ns per op)" },
 	{ "ntt", bench_ntt_main, "NTT over Fr: --log2 N --threads T [--coset]" },
+	{ "spmv", bench_spmv_main,
+	  "PCE evaluation vs the classic baseline: --pce FILE [--baseline-shape porep --seed S]" },
 };
 
 static void usage(FILE *f)
