@@ -8,6 +8,7 @@
 int bench_field_main(int argc, char **argv);
 int bench_ntt_main(int argc, char **argv);
 int bench_spmv_main(int argc, char **argv);
+int bench_prove_main(int argc, char **argv);
 
 static const struct {
 	const char *name;
@@ -18,6 +19,8 @@ static const struct {
 	{ "ntt", bench_ntt_main, "NTT over Fr: --log2 N --threads T [--coset]" },
 	{ "spmv", bench_spmv_main,
 	  "PCE evaluation vs the classic baseline: --pce FILE [--baseline-shape porep --seed S]" },
+	{ "prove", bench_prove_main,
+	  "Groth16 proof stages: --pce P --key K [--witness W | --seed S] [--threads T] [--runs R]" },
 };
 
 static void usage(FILE *f)

@@ -19,6 +19,9 @@ static const struct cmd {
 	{ "inspect", zkp_cmd_inspect, "print a .pce file's dimensions, sizes and digest" },
 	{ "check", zkp_cmd_check, "check that a witness satisfies a .pce circuit" },
 	{ "synth", zkp_cmd_synth, "make a satisfiable PoRep-shaped circuit and its witness" },
+	{ "setup", zkp_cmd_setup, "make INSECURE development Groth16 keys for a .pce" },
+	{ "prove", zkp_cmd_prove, "make a Groth16 proof from a key, a .pce and a witness" },
+	{ "verify", zkp_cmd_verify, "verify a Groth16 proof against a verifying key" },
 };
 
 static void usage(FILE *f)

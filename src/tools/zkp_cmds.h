@@ -16,5 +16,8 @@ int zkp_cmd_inspect(int argc, char **argv);
 int zkp_cmd_check(int argc, char **argv);
 int zkp_cmd_compile(int argc, char **argv);
 int zkp_cmd_synth(int argc, char **argv);
+int zkp_cmd_setup(int argc, char **argv);
+int zkp_cmd_prove(int argc, char **argv);
+int zkp_cmd_verify(int argc, char **argv);
 
 #endif

@@ -1,0 +1,139 @@
+/*
+ * zkp setup circuit.pce -o NAME [--seed S] [--threads T]
+ *
+ * Makes INSECURE development Groth16 keys for a circuit (groth16_prove.h:
+ * toxic waste from RAND_bytes, or from --seed for reproducible runs, known
+ * to this process and not destroyed in any verifiable way). Writes
+ * NAME.INSECURE-DEV.params (bellman layout) and NAME.INSECURE-DEV.vk.
+ * Anyone holding the seed, or a copy of this process's memory, can forge
+ * proofs against these keys: they are for tests and benchmarks only.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "zkp_cmds.h"
+#include "zkpd/groth16_io.h"
+#include "zkpd/groth16_prove.h"
+
+static void help(FILE *f)
+{
+	fprintf(f,
+		"usage: zkp setup CIRCUIT.pce -o NAME [--seed S] [--threads T]\n\n"
+		"Makes INSECURE development Groth16 keys (bellman layout) for CIRCUIT.pce\n"
+		"and writes NAME.INSECURE-DEV.params and NAME.INSECURE-DEV.vk. The toxic\n"
+		"waste comes from the system's random generator, or from --seed S (then\n"
+		"anyone who knows S can forge proofs). Never use these keys in production.\n"
+		"  --threads T  threads to use (default: all processors)\n");
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int zkp_cmd_setup(int argc, char **argv)
+{
+	const char *pce_path = NULL, *name = NULL;
+	uint64_t seed = 0;
+	bool have_seed = false;
+	long threads = sysconf(_SC_NPROCESSORS_ONLN);
+	for (int i = 1; i < argc; i++) {
+		char *end;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			help(stdout);
+			return ZKP_EXIT_OK;
+		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			name = argv[++i];
+		} else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+			errno = 0;
+			seed = strtoull(argv[++i], &end, 0);
+			if (*end || errno || argv[i][0] == '-') {
+				fprintf(stderr, "zkp setup: bad --seed '%s'\n", argv[i]);
+				return ZKP_EXIT_USAGE;
+			}
+			have_seed = true;
+		} else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+			threads = strtol(argv[++i], &end, 10);
+			if (*end || threads < 1 || threads > 1024) {
+				fprintf(stderr, "zkp setup: bad --threads '%s'\n", argv[i]);
+				return ZKP_EXIT_USAGE;
+			}
+		} else if (argv[i][0] == '-' || pce_path) {
+			fprintf(stderr, "zkp setup: unexpected argument '%s'\n", argv[i]);
+			help(stderr);
+			return ZKP_EXIT_USAGE;
+		} else {
+			pce_path = argv[i];
+		}
+	}
+	if (!pce_path || !name) {
+		help(stderr);
+		return ZKP_EXIT_USAGE;
+	}
+	if (threads < 1)
+		threads = 1;
+
+	int ret = ZKP_EXIT_FAIL, rc;
+	zkp_error err = { 0 };
+	zkp_pce *pce = NULL;
+	zkp_pool *pool = NULL;
+	zkp_groth16_pk pk;
+	zkp_groth16_pk_init(&pk);
+	size_t len = strlen(name) + 32;
+	char *params = malloc(len), *vk = malloc(len);
+	if (!params || !vk) {
+		fprintf(stderr, "zkp setup: out of memory\n");
+		goto out;
+	}
+	snprintf(params, len, "%s.INSECURE-DEV.params", name);
+	snprintf(vk, len, "%s.INSECURE-DEV.vk", name);
+
+	rc = zkp_pce_load(&pce, pce_path, 0, &err);
+	if (rc) {
+		fprintf(stderr, "zkp setup: %s\n", zkp_error_text(&err, rc));
+		goto out;
+	}
+	if (zkp_pool_new(&pool, (unsigned)threads - 1)) {
+		fprintf(stderr, "zkp setup: cannot start %ld threads\n", threads);
+		goto out;
+	}
+	fprintf(stderr, "zkp setup: WARNING: making INSECURE development keys%s; whoever knows "
+			"the toxic waste can forge proofs\n",
+		have_seed ? " from a fixed seed" : "");
+	double t0 = now();
+	rc = zkp_groth16_setup_dev(&pk, pce, ZKP_GROTH16_H_BELLMAN, have_seed ? &seed : NULL, pool, &err);
+	if (rc) {
+		fprintf(stderr, "zkp setup: %s\n", zkp_error_text(&err, rc));
+		goto out;
+	}
+	double t1 = now();
+	rc = zkp_groth16_pk_write_params(&pk, params, &err);
+	if (!rc)
+		rc = zkp_groth16_vk_write_bellman(&pk.vk, vk, &err);
+	if (rc) {
+		fprintf(stderr, "zkp setup: %s\n", zkp_error_text(&err, rc));
+		goto out;
+	}
+	fprintf(stderr,
+		"zkp setup: wrote INSECURE development keys %s and %s (domain 2^%u, ic %zu, "
+		"h %zu, l %zu, a %zu, b %zu); setup %.2f s, write %.2f s\n",
+		params, vk, zkp_pce_get_dims(pce)->domain_log2, pk.n[ZKP_GROTH16_IC],
+		pk.n[ZKP_GROTH16_H], pk.n[ZKP_GROTH16_L], pk.n[ZKP_GROTH16_A],
+		pk.n[ZKP_GROTH16_B_G1], t1 - t0, now() - t1);
+	printf("%s\n%s\n", params, vk);
+	ret = ZKP_EXIT_OK;
+out:
+	zkp_groth16_pk_release(&pk);
+	zkp_pool_free(pool);
+	zkp_pce_free(pce);
+	free(params);
+	free(vk);
+	return ret;
+}

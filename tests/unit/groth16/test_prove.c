@@ -1,0 +1,472 @@
+/*
+ * Prover and INSECURE development setup: setup -> prove -> verify on
+ * PoRep-shaped synthetic circuits (domains 2^10 .. 2^14) and random small
+ * circuits; randomized proofs differ and all verify; unsatisfied witnesses
+ * name the row; tampered proofs and inputs are rejected; the thread count
+ * does not change validity; keys round-trip through the .params and .vk
+ * writers and loaders.
+ */
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "g16_test.h"
+#include "zkpd/backend.h"
+#include "zkpd/groth16_io.h"
+#include "zkpd/groth16_prove.h"
+#include "zkpd/synth.h"
+
+static char tmpdir[64];
+
+static void tmp_path(char *out, size_t n, const char *name)
+{
+	snprintf(out, n, "%s/%s", tmpdir, name);
+}
+
+struct circuit {
+	zkp_pce *pce;
+	zkp_fr *w;
+	size_t n_w;
+};
+
+static void load_pce(struct circuit *c, const char *path)
+{
+	zkp_error err = { 0 };
+	int rc = zkp_pce_load(&c->pce, path, 0, &err);
+	if (rc)
+		fail_msg("load %s: %s", path, zkp_error_text(&err, rc));
+}
+
+static void synth_circuit(struct circuit *c, uint64_t n_constraints, uint64_t seed,
+			  const char *name)
+{
+	char path[128];
+	zkp_error err = { 0 };
+	zkp_synth_info info;
+	zkp_pce_builder *b;
+	tmp_path(path, sizeof(path), name);
+	assert_int_equal(zkp_synth_porep_dims(n_constraints, &info, &err), 0);
+	c->n_w = (size_t)(info.n_inputs + info.n_aux);
+	c->w = malloc(c->n_w * sizeof(zkp_fr));
+	assert_non_null(c->w);
+	assert_int_equal(zkp_pce_builder_new(&b, info.n_inputs, info.n_aux), 0);
+	int rc = zkp_synth_porep(n_constraints, seed, zkp_synth_builder_sink, b, c->w, NULL, &err);
+	if (!rc)
+		rc = zkp_pce_builder_write(b, path, &err);
+	zkp_pce_builder_free(b);
+	if (rc)
+		fail_msg("synth %" PRIu64 ": %s", n_constraints, zkp_error_text(&err, rc));
+	load_pce(c, path);
+}
+
+/* A random satisfiable circuit: each row takes random linear combinations
+ * of earlier variables for A and B and defines a new aux variable in C. */
+static void random_circuit(struct circuit *c, size_t n_inputs, size_t rows, const char *name)
+{
+	char path[128];
+	zkp_error err = { 0 };
+	zkp_pce_builder *b;
+	size_t n_aux = rows + 2;
+	tmp_path(path, sizeof(path), name);
+	c->n_w = n_inputs + n_aux;
+	c->w = malloc(c->n_w * sizeof(zkp_fr));
+	assert_non_null(c->w);
+	zkp_fr_set_one(&c->w[0]);
+	for (size_t i = 1; i < n_inputs + 2; i++)
+		g16t_rand_fr(&c->w[i]);
+	assert_int_equal(zkp_pce_builder_new(&b, n_inputs, n_aux), 0);
+	size_t known = n_inputs + 2;
+	for (size_t r = 0; r < rows; r++) {
+		zkp_pce_term ta[4], tb[4], tc[1];
+		size_t na = 1 + tu_rand64() % 4, nb = tu_rand64() % 4;
+		zkp_fr av, bv, t;
+		zkp_fr_set_zero(&av);
+		zkp_fr_set_zero(&bv);
+		for (size_t k = 0; k < na; k++) {
+			ta[k].col = (uint32_t)(tu_rand64() % known);
+			if (tu_rand64() % 2)
+				zkp_fr_set_one(&ta[k].coeff);
+			else
+				g16t_rand_fr(&ta[k].coeff);
+			zkp_fr_mul(&t, &ta[k].coeff, &c->w[ta[k].col]);
+			zkp_fr_add(&av, &av, &t);
+		}
+		for (size_t k = 0; k < nb; k++) {
+			tb[k].col = (uint32_t)(tu_rand64() % known);
+			zkp_fr_set_one(&tb[k].coeff);
+			if (tu_rand64() % 2)
+				zkp_fr_neg(&tb[k].coeff, &tb[k].coeff);
+			zkp_fr_mul(&t, &tb[k].coeff, &c->w[tb[k].col]);
+			zkp_fr_add(&bv, &bv, &t);
+		}
+		/* c_col * coeff = av * bv */
+		tc[0].col = (uint32_t)known;
+		g16t_rand_fr(&tc[0].coeff);
+		zkp_fr_mul(&t, &av, &bv);
+		zkp_fr inv;
+		zkp_fr_inv(&inv, &tc[0].coeff);
+		zkp_fr_mul(&c->w[known], &t, &inv);
+		known++;
+		int rc = zkp_pce_builder_add(b, ta, na, tb, nb, tc, 1, &err);
+		if (rc)
+			fail_msg("builder: %s", zkp_error_text(&err, rc));
+	}
+	/* The builder merges repeated columns by adding their coefficients,
+	 * which keeps A.w and B.w. */
+	int rc = zkp_pce_builder_write(b, path, &err);
+	zkp_pce_builder_free(b);
+	if (rc)
+		fail_msg("write: %s", zkp_error_text(&err, rc));
+	load_pce(c, path);
+	assert_int_equal(zkp_pce_check(c->pce, c->w, NULL, NULL, &err), 0);
+}
+
+static void circuit_free(struct circuit *c)
+{
+	zkp_pce_free(c->pce);
+	free(c->w);
+}
+
+struct env {
+	zkp_pool *pool;
+	zkp_backend *be;
+};
+
+static void env_new(struct env *e, unsigned workers)
+{
+	assert_int_equal(zkp_pool_new(&e->pool, workers), 0);
+	assert_int_equal(zkp_backend_cpu_new(&e->be, e->pool), 0);
+}
+
+static void env_free(struct env *e)
+{
+	zkp_backend_free(e->be);
+	zkp_pool_free(e->pool);
+}
+
+static void setup_key_conv(zkp_groth16_pk *pk, const struct circuit *c, zkp_pool *pool,
+			   enum zkp_groth16_h_conv conv)
+{
+	zkp_error err = { 0 };
+	uint64_t seed = tu_rand64();
+	int rc = zkp_groth16_setup_dev(pk, c->pce, conv, &seed, pool, &err);
+	if (rc)
+		fail_msg("setup: %s", zkp_error_text(&err, rc));
+}
+
+static void setup_key(zkp_groth16_pk *pk, const struct circuit *c, zkp_pool *pool)
+{
+	setup_key_conv(pk, c, pool, ZKP_GROTH16_H_BELLMAN);
+}
+
+static void prove_ok(zkp_groth16_proof *p, const struct circuit *c, const zkp_groth16_pk *pk,
+		     const struct env *e)
+{
+	zkp_error err = { 0 };
+	zkp_groth16_prove_times t;
+	int rc = zkp_groth16_prove(p, &t, c->pce, pk, c->w, c->n_w, e->be, e->pool, &err);
+	if (rc)
+		fail_msg("prove: %s", zkp_error_text(&err, rc));
+}
+
+static int verify(const zkp_groth16_vk *vk, const struct circuit *c, const zkp_fr *pub,
+		  const zkp_groth16_proof *p)
+{
+	zkp_groth16_pvk *pvk;
+	assert_int_equal(zkp_groth16_pvk_new(&pvk, vk), 0);
+	size_t n_pub = (size_t)zkp_pce_get_dims(c->pce)->n_inputs - 1;
+	int rc = zkp_groth16_verify(pvk, pub ? pub : c->w + 1, n_pub, p);
+	zkp_groth16_pvk_free(pvk);
+	return rc;
+}
+
+/* ---- tests ---- */
+
+static void test_synth_sizes(void **state)
+{
+	(void)state;
+	static const uint64_t sizes[] = { 1000, 4000, 16000 }; /* domains 2^10, 2^12, 2^14 */
+	size_t n_sizes = sizeof(sizes) / sizeof(sizes[0]);
+#ifdef __SANITIZE_ADDRESS__
+	/* The 2^14 setup alone takes about 8 s under the sanitizers. */
+	n_sizes = getenv("ZKPD_TEST_SLOW") ? n_sizes : n_sizes - 1;
+#endif
+	struct env e;
+	env_new(&e, 1);
+	for (size_t i = 0; i < n_sizes; i++) {
+		struct circuit c;
+		zkp_groth16_pk pk;
+		zkp_groth16_proof p;
+		double t0 = g16t_now();
+		synth_circuit(&c, sizes[i], tu_rand64(), "synth.pce");
+		assert_int_equal(zkp_pce_get_dims(c.pce)->domain_log2, 10 + 2 * i);
+		setup_key(&pk, &c, e.pool);
+		double t1 = g16t_now();
+		prove_ok(&p, &c, &pk, &e);
+		assert_int_equal(verify(&pk.vk, &c, NULL, &p), 0);
+		fprintf(stderr, "synth %" PRIu64 ": setup %.2f s, prove %.2f s\n", sizes[i],
+			t1 - t0, g16t_now() - t1);
+		zkp_groth16_pk_release(&pk);
+		circuit_free(&c);
+	}
+	env_free(&e);
+}
+
+static void test_random_circuits(void **state)
+{
+	(void)state;
+	struct env e;
+	env_new(&e, 1);
+	for (int it = 0; it < 6; it++) {
+		struct circuit c;
+		zkp_groth16_pk pk;
+		zkp_groth16_proof p;
+		size_t n_in = 1 + tu_rand64() % 5, rows = 1 + tu_rand64() % 200;
+		random_circuit(&c, n_in, rows, "rand.pce");
+		setup_key(&pk, &c, e.pool);
+		prove_ok(&p, &c, &pk, &e);
+		assert_int_equal(verify(&pk.vk, &c, NULL, &p), 0);
+		zkp_groth16_pk_release(&pk);
+		circuit_free(&c);
+	}
+	env_free(&e);
+}
+
+static void test_randomized_and_tampered(void **state)
+{
+	(void)state;
+	struct env e;
+	struct circuit c;
+	zkp_groth16_pk pk;
+	env_new(&e, 1);
+	random_circuit(&c, 4, 100, "tamper.pce");
+	setup_key(&pk, &c, e.pool);
+	zkp_groth16_proof p[3];
+	for (int i = 0; i < 3; i++) {
+		prove_ok(&p[i], &c, &pk, &e);
+		assert_int_equal(verify(&pk.vk, &c, NULL, &p[i]), 0);
+	}
+	assert_false(zkp_g1_affine_eq(&p[0].a, &p[1].a));
+	assert_false(zkp_g2_affine_eq(&p[0].b, &p[1].b));
+	assert_false(zkp_g1_affine_eq(&p[1].c, &p[2].c));
+
+	/* Tampered points. */
+	zkp_g1 g;
+	zkp_groth16_proof t = p[0];
+	zkp_g1_from_affine(&g, &t.a);
+	zkp_g1_add_affine(&g, &g, &ZKP_G1_GENERATOR);
+	zkp_g1_to_affine(&t.a, &g);
+	assert_int_equal(verify(&pk.vk, &c, NULL, &t), ZKP_GROTH16_INVALID);
+	t = p[0];
+	zkp_g1_from_affine(&g, &t.c);
+	zkp_g1_dbl(&g, &g);
+	zkp_g1_to_affine(&t.c, &g);
+	assert_int_equal(verify(&pk.vk, &c, NULL, &t), ZKP_GROTH16_INVALID);
+	t = p[0];
+	t.b = p[1].b;
+	assert_int_equal(verify(&pk.vk, &c, NULL, &t), ZKP_GROTH16_INVALID);
+	/* Tampered public input. */
+	zkp_fr pub[3];
+	memcpy(pub, c.w + 1, sizeof(pub));
+	zkp_fr_add(&pub[1], &pub[1], &ZKP_FR_ONE);
+	assert_int_equal(verify(&pk.vk, &c, pub, &p[0]), ZKP_GROTH16_INVALID);
+	/* Through the byte encoding. */
+	uint8_t bytes[ZKP_GROTH16_PROOF_BYTES];
+	zkp_groth16_proof back;
+	zkp_error err = { 0 };
+	zkp_groth16_proof_to_bytes(bytes, &p[0]);
+	assert_int_equal(zkp_groth16_proof_from_bytes(&back, bytes, &err), 0);
+	assert_int_equal(verify(&pk.vk, &c, NULL, &back), 0);
+
+	zkp_groth16_pk_release(&pk);
+	circuit_free(&c);
+	env_free(&e);
+}
+
+static void test_refusals(void **state)
+{
+	(void)state;
+	struct env e;
+	struct circuit c, other;
+	zkp_groth16_pk pk, pk_other;
+	zkp_groth16_proof p;
+	zkp_error err = { 0 };
+	env_new(&e, 1);
+	synth_circuit(&c, 1000, tu_rand64(), "bad.pce");
+	setup_key(&pk, &c, e.pool);
+
+	/* Unsatisfied witness: the error names the row. */
+	size_t col = (size_t)zkp_pce_get_dims(c.pce)->n_inputs + 10;
+	zkp_fr saved = c.w[col];
+	zkp_fr_add(&c.w[col], &c.w[col], &ZKP_FR_ONE);
+	uint64_t row;
+	assert_int_equal(zkp_pce_check(c.pce, c.w, &row, NULL, NULL), ZKP_ERR_UNSATISFIED);
+	int rc = zkp_groth16_prove(&p, NULL, c.pce, &pk, c.w, c.n_w, e.be, e.pool, &err);
+	assert_int_equal(rc, ZKP_ERR_UNSATISFIED);
+	char want[64];
+	snprintf(want, sizeof(want), "row %" PRIu64, row);
+	if (!strstr(err.msg, want))
+		fail_msg("message does not name %s: %s", want, err.msg);
+	c.w[col] = saved;
+
+	/* Witness length. */
+	rc = zkp_groth16_prove(&p, NULL, c.pce, &pk, c.w, c.n_w - 1, e.be, e.pool, &err);
+	assert_int_equal(rc, ZKP_ERR_MISMATCH);
+
+	/* A key for another circuit shape. */
+	random_circuit(&other, 2, 50, "other.pce");
+	setup_key(&pk_other, &other, e.pool);
+	rc = zkp_groth16_prove(&p, NULL, c.pce, &pk_other, c.w, c.n_w, e.be, e.pool, &err);
+	assert_int_equal(rc, ZKP_ERR_MISMATCH);
+	/* A key for the same shape but other matrices: caught by the final
+	 * verification. */
+	struct circuit same;
+	zkp_groth16_pk pk_same;
+	synth_circuit(&same, 1000, tu_rand64(), "same.pce");
+	setup_key(&pk_same, &same, e.pool);
+	rc = zkp_groth16_prove(&p, NULL, c.pce, &pk_same, c.w, c.n_w, e.be, e.pool, &err);
+	if (rc != ZKP_ERR_MISMATCH && rc != 0)
+		fail_msg("other key: %d %s", rc, err.msg);
+	if (rc == 0)
+		assert_int_equal(verify(&pk_same.vk, &c, NULL, &p), 0);
+
+	zkp_groth16_pk_release(&pk_same);
+	circuit_free(&same);
+	zkp_groth16_pk_release(&pk_other);
+	circuit_free(&other);
+	zkp_groth16_pk_release(&pk);
+	circuit_free(&c);
+	env_free(&e);
+}
+
+static void test_threads(void **state)
+{
+	(void)state;
+	struct circuit c;
+	zkp_groth16_pk pk;
+	struct env e0, e2;
+	env_new(&e0, 0);
+	env_new(&e2, 2);
+	synth_circuit(&c, 4000, tu_rand64(), "thr.pce");
+	setup_key(&pk, &c, e2.pool);
+	zkp_groth16_proof p0, p2;
+	prove_ok(&p0, &c, &pk, &e0);
+	prove_ok(&p2, &c, &pk, &e2);
+	assert_int_equal(verify(&pk.vk, &c, NULL, &p0), 0);
+	assert_int_equal(verify(&pk.vk, &c, NULL, &p2), 0);
+	/* The same seed gives the same key whatever the thread count. */
+	zkp_groth16_pk k0, k2;
+	zkp_error err = { 0 };
+	uint64_t seed = 42;
+	assert_int_equal(zkp_groth16_setup_dev(&k0, c.pce, ZKP_GROTH16_H_BELLMAN, &seed, e0.pool, &err), 0);
+	assert_int_equal(zkp_groth16_setup_dev(&k2, c.pce, ZKP_GROTH16_H_BELLMAN, &seed, e2.pool, &err), 0);
+	assert_true(zkp_groth16_vk_eq(&k0.vk, &k2.vk));
+	assert_int_equal(k0.mem_bytes, k2.mem_bytes);
+	assert_memory_equal(k0.h, k2.h, k0.n[ZKP_GROTH16_H] * sizeof(zkp_g1_affine));
+	assert_memory_equal(k0.b_g2, k2.b_g2, k0.n[ZKP_GROTH16_B_G2] * sizeof(zkp_g2_affine));
+	zkp_groth16_pk_release(&k0);
+	zkp_groth16_pk_release(&k2);
+	zkp_groth16_pk_release(&pk);
+	circuit_free(&c);
+	env_free(&e0);
+	env_free(&e2);
+}
+
+/* Keys in snarkjs's convention (5-based roots, full A/B, H on the odd
+ * coset of the 2n-point domain) prove through the prover's snarkjs path. */
+static void test_snarkjs_convention(void **state)
+{
+	(void)state;
+	struct env e;
+	env_new(&e, 1);
+	for (int it = 0; it < 4; it++) {
+		struct circuit c;
+		zkp_groth16_pk pk;
+		zkp_groth16_proof p;
+		if (it == 0)
+			synth_circuit(&c, 1000, tu_rand64(), "sj.pce");
+		else
+			random_circuit(&c, 1 + tu_rand64() % 4, 1 + tu_rand64() % 300, "sj.pce");
+		setup_key_conv(&pk, &c, e.pool, ZKP_GROTH16_H_SNARKJS);
+		assert_int_equal(pk.h_conv, ZKP_GROTH16_H_SNARKJS);
+		assert_int_equal(pk.ab_layout, ZKP_GROTH16_AB_FULL);
+		assert_int_equal(pk.n[ZKP_GROTH16_H], pk.domain_size);
+		prove_ok(&p, &c, &pk, &e);
+		assert_int_equal(verify(&pk.vk, &c, NULL, &p), 0);
+		zkp_groth16_pk_release(&pk);
+		circuit_free(&c);
+	}
+	env_free(&e);
+}
+
+static void test_key_files(void **state)
+{
+	(void)state;
+	struct env e;
+	struct circuit c;
+	zkp_groth16_pk pk, back;
+	zkp_groth16_vk vk;
+	zkp_groth16_proof p;
+	zkp_error err = { 0 };
+	char params[128], vkpath[128];
+	env_new(&e, 1);
+	random_circuit(&c, 3, 120, "files.pce");
+	setup_key(&pk, &c, e.pool);
+	tmp_path(params, sizeof(params), "files.INSECURE-DEV.params");
+	tmp_path(vkpath, sizeof(vkpath), "files.INSECURE-DEV.vk");
+	int rc = zkp_groth16_pk_write_params(&pk, params, &err);
+	if (!rc)
+		rc = zkp_groth16_vk_write_bellman(&pk.vk, vkpath, &err);
+	if (rc)
+		fail_msg("write: %s", zkp_error_text(&err, rc));
+	zkp_groth16_load_opts opts = { .flags = ZKP_GROTH16_NO_CACHE };
+	rc = zkp_groth16_pk_load(&back, params, &opts, &err);
+	if (rc)
+		fail_msg("load: %s", zkp_error_text(&err, rc));
+	rc = zkp_groth16_vk_load(&vk, vkpath, 0, &err);
+	if (rc)
+		fail_msg("vk load: %s", zkp_error_text(&err, rc));
+	assert_true(zkp_groth16_vk_eq(&vk, &pk.vk));
+	prove_ok(&p, &c, &back, &e);
+	assert_int_equal(verify(&vk, &c, NULL, &p), 0);
+	zkp_groth16_vk_release(&vk);
+	zkp_groth16_pk_release(&back);
+	zkp_groth16_pk_release(&pk);
+	circuit_free(&c);
+	env_free(&e);
+}
+
+static int setup_tmp(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/zkpd-g16p-XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown_tmp(void **state)
+{
+	(void)state;
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	tu_seed();
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_random_circuits),
+		cmocka_unit_test(test_randomized_and_tampered),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_key_files),
+		cmocka_unit_test(test_snarkjs_convention),
+		cmocka_unit_test(test_synth_sizes),
+	};
+	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
+}
