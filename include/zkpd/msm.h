@@ -1,0 +1,122 @@
+/*
+ * msm: multi-scalar multiplication sum_i s_i * P_i on G1 and G2, the CPU
+ * side of the prover's MSMs (H, L, A, B on G1; B on G2).
+ *
+ * Invariants:
+ *  - Bases are affine points, the point at infinity stored as (0, 0); they
+ *    may repeat, be negations of each other or be infinity. Any point on the
+ *    curve is accepted (subgroup membership is not assumed).
+ *  - Scalars are zkp_fr in Montgomery form, fully reduced, as the prover
+ *    holds them; they are read, never written.
+ *  - The result is exact for every input: n = 0 gives infinity.
+ *  - Nothing here allocates and nothing fails. The caller passes a workspace
+ *    of at least zkp_msm_g{1,2}_scratch_size(n, threads, opts) bytes, 64-byte
+ *    aligned, where threads = zkp_pool_threads(pool) of the pool that runs
+ *    the call and opts are the same options. The workspace is only borrowed:
+ *    its contents are undefined afterwards and it may be reused at once.
+ *    A smaller workspace is a programmer error and aborts.
+ *  - Threads: every call may run on any thread and concurrently with other
+ *    calls (each needs its own workspace); the work is spread over pool
+ *    (NULL: the calling thread only), which may be shared with other jobs.
+ *  - Results do not depend on the thread count, the window or the
+ *    accumulation form (the group law is exact); only the time does.
+ *
+ * Method: Pippenger's bucket method with signed (Booth) digits: a scalar is
+ * cut into K = ceil(255 / c) windows of c bits, each digit in
+ * [-2^(c-1), 2^(c-1)] read straight from c + 1 scalar bits, so each window
+ * has 2^(c-1) buckets and a point costs one addition per window. Scalars
+ * above (r - 1)/2 are replaced by r - s with the point negated, which keeps
+ * them below 2^254. Buckets are summed by the running-sum method (two
+ * additions per bucket) and windows combined by c doublings each.
+ * Buckets accumulate in one of two forms:
+ *  - XYZZ: one mixed addition per point and window, 8M + 2S;
+ *  - batch-affine: affine buckets, additions collected into batches of a few
+ *    hundred and completed with one shared inversion (Montgomery's trick),
+ *    5M + 1S per addition plus the inversion's share; conflicting buckets
+ *    within a batch wait for the next one.
+ * With AUTO the window c and the form come from a table measured on the
+ * development machine (src/msm/msm.c); both can be forced.
+ *
+ * Cost, single thread, n random scalars: about n * K additions plus
+ * K * 2^c bucket-sum additions; on the development machine (2 cores of a
+ * shared Zen 5 VM) G1 takes about 5-6 us per point at n = 2^16..2^18 and G2
+ * about 2.5-3 times that (figures in bench/bench_msm.c's output).
+ * Workspace: 32 bytes per scalar (the scalars in canonical form) plus
+ * 4 bytes per scalar of indices plus per-thread buckets (2^(c-1) buckets of
+ * 96 + 192 + 1 bytes for G1, twice that for G2, times the windows one task
+ * handles).
+ */
+#ifndef ZKPD_MSM_H
+#define ZKPD_MSM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zkpd/ec.h"
+#include "zkpd/ff.h"
+#include "zkpd/pool.h"
+
+/* Largest window a caller may force (2^19 buckets per window). */
+#define ZKP_MSM_MAX_WINDOW 20
+
+enum zkp_msm_accum {
+	ZKP_MSM_AUTO,   /* the faster form for this group and size (measured) */
+	ZKP_MSM_XYZZ,   /* XYZZ buckets, mixed additions */
+	ZKP_MSM_AFFINE, /* batch-affine buckets */
+};
+
+typedef struct {
+	enum zkp_msm_accum accum;
+	/* Window width c; 0 picks it from the measured table. Forced values
+	 * are clamped to 1..ZKP_MSM_MAX_WINDOW. */
+	unsigned window;
+	/* Witness-like scalars: zeros are skipped and ones are summed directly
+	 * (no windows), only the other scalars go through Pippenger. Pays for
+	 * itself when a good share of the scalars is 0 or 1. */
+	bool split;
+} zkp_msm_opts;
+
+/* NULL opts everywhere means { ZKP_MSM_AUTO, 0, false }. */
+
+/* Bytes of workspace that any G1 form below needs for n scalars on a pool
+ * of `threads` threads (0 counts as 1) with these options; the same size
+ * serves the plain and the density forms. Pure function of its arguments. */
+size_t zkp_msm_g1_scratch_size(size_t n, unsigned threads, const zkp_msm_opts *opts);
+size_t zkp_msm_g2_scratch_size(size_t n, unsigned threads, const zkp_msm_opts *opts);
+
+/* ret = sum_{i < n} scalars[i] * bases[i]. bases and scalars hold n entries
+ * each (either may be NULL when n = 0). n < 2^32. */
+void zkp_msm_g1(zkp_g1 *ret, const zkp_g1_affine *bases, const zkp_fr *scalars, size_t n,
+		const zkp_msm_opts *opts, void *scratch, size_t scratch_size, zkp_pool *pool);
+void zkp_msm_g2(zkp_g2 *ret, const zkp_g2_affine *bases, const zkp_fr *scalars, size_t n,
+		const zkp_msm_opts *opts, void *scratch, size_t scratch_size, zkp_pool *pool);
+
+/* Density form, for Groth16 keys that store only the bases whose scalar can
+ * be non-zero: scalar i takes part iff bit i of density is set (bit i is
+ * bit i % 64 of density[i / 64]), and its base is bases[j], j = the number of
+ * set bits below i. scalars and density cover n scalars; bases holds one
+ * point per set bit. ret = sum over set bits i of scalars[i] * bases[j(i)].
+ * Size the workspace with the scratch_size query above for the same n. */
+void zkp_msm_g1_density(zkp_g1 *ret, const zkp_g1_affine *bases, const zkp_fr *scalars,
+			const uint64_t *density, size_t n, const zkp_msm_opts *opts,
+			void *scratch, size_t scratch_size, zkp_pool *pool);
+void zkp_msm_g2_density(zkp_g2 *ret, const zkp_g2_affine *bases, const zkp_fr *scalars,
+			const uint64_t *density, size_t n, const zkp_msm_opts *opts,
+			void *scratch, size_t scratch_size, zkp_pool *pool);
+
+/* How a call would cut the work: for m Pippenger points (n for the plain
+ * form, the scalars other than 0 and 1 in split mode) on `threads` threads
+ * with these options. For benches, tests and logs. */
+typedef struct {
+	enum zkp_msm_accum accum; /* XYZZ or AFFINE, never AUTO */
+	unsigned window;          /* c */
+	unsigned windows;         /* K = ceil(255 / c) */
+	unsigned cut;             /* windows cut into point ranges (the top ones) */
+	unsigned ranges;          /* point ranges each of those is cut into */
+} zkp_msm_shape;
+
+void zkp_msm_g1_shape(zkp_msm_shape *ret, size_t m, unsigned threads, const zkp_msm_opts *opts);
+void zkp_msm_g2_shape(zkp_msm_shape *ret, size_t m, unsigned threads, const zkp_msm_opts *opts);
+
+#endif
