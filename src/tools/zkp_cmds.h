@@ -8,6 +8,8 @@
 #ifndef ZKPD_TOOLS_ZKP_CMDS_H
 #define ZKPD_TOOLS_ZKP_CMDS_H
 
+#include <stdbool.h>
+
 #define ZKP_EXIT_OK 0
 #define ZKP_EXIT_FAIL 1
 #define ZKP_EXIT_USAGE 2
@@ -19,5 +21,12 @@ int zkp_cmd_synth(int argc, char **argv);
 int zkp_cmd_setup(int argc, char **argv);
 int zkp_cmd_prove(int argc, char **argv);
 int zkp_cmd_verify(int argc, char **argv);
+int zkp_cmd_export_vk(int argc, char **argv);
+
+/* Helpers shared by subcommands. */
+/* Prints s as a JSON string literal (quoted, escaped). */
+void zkp_print_json_string(const char *s);
+/* zkp inspect for a Groth16 key or verifying key; returns the exit code. */
+int zkp_inspect_key(const char *path, bool json);
 
 #endif

@@ -1,9 +1,10 @@
 /*
- * zkp inspect [--json] [--skip-checksums] FILE.pce
+ * zkp inspect [--json] [--skip-checksums] FILE
  *
- * Loads the file with every check the prover applies (so a file inspect
- * accepts is one the daemon accepts) and prints its dimensions, per-matrix
- * statistics, density counts, sizes and circuit digest.
+ * A .pce: loads the file with every check the prover applies (so a file
+ * inspect accepts is one the daemon accepts) and prints its dimensions,
+ * per-matrix statistics, density counts, sizes and circuit digest.
+ * Anything else is inspected as a Groth16 key (zkp_inspect_key.c).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -14,10 +15,12 @@
 
 static void help(FILE *f)
 {
-	fprintf(f, "usage: zkp inspect [--json] [--skip-checksums] FILE.pce\n\n"
-		   "Prints dimensions, non-zeros, +-1 and distinct coefficients, escapes and\n"
-		   "overflow rows per matrix, density counts, bytes per non-zero, mapped bytes\n"
-		   "and the circuit digest.\n"
+	fprintf(f, "usage: zkp inspect [--json] [--skip-checksums] FILE\n\n"
+		   "A .pce: prints dimensions, non-zeros, +-1 and distinct coefficients,\n"
+		   "escapes and overflow rows per matrix, density counts, bytes per non-zero,\n"
+		   "mapped bytes and the circuit digest. A key (.params, .zkey, .vk,\n"
+		   "verification_key.json): its format, conventions, section counts and\n"
+		   "sizes, and the file's SHA-256.\n"
 		   "  --json            one JSON object on stdout\n"
 		   "  --skip-checksums  do not verify the section SHA-256s (trusted files)\n");
 }
@@ -44,7 +47,7 @@ static uint64_t popcount(const uint64_t *w, uint64_t bits)
 	return n;
 }
 
-static void json_string(const char *s)
+void zkp_print_json_string(const char *s)
 {
 	putchar('"');
 	for (; *s; s++) {
@@ -86,6 +89,16 @@ int zkp_cmd_inspect(int argc, char **argv)
 		return ZKP_EXIT_USAGE;
 	}
 
+	/* Anything that does not start like a .pce is taken for a key. */
+	char magic[8] = { 0 };
+	FILE *f = fopen(path, "rb");
+	if (f) {
+		size_t got = fread(magic, 1, sizeof(magic), f);
+		fclose(f);
+		if (got == sizeof(magic) && memcmp(magic, "ZKPDPCE", 8) != 0)
+			return zkp_inspect_key(path, json);
+	}
+
 	zkp_error err = { 0 };
 	zkp_pce *pce = NULL;
 	int rc = zkp_pce_load(&pce, path, flags, &err);
@@ -113,7 +126,7 @@ int zkp_cmd_inspect(int argc, char **argv)
 
 	if (json) {
 		printf("{\"file\": ");
-		json_string(path);
+		zkp_print_json_string(path);
 		printf(", \"inputs\": %llu, \"aux\": %llu, \"constraints\": %llu, \"domain_log2\": %u,",
 		       (unsigned long long)d->n_inputs, (unsigned long long)d->n_aux,
 		       (unsigned long long)d->n_constraints, d->domain_log2);

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The zkp tool end to end on a synthetic PoRep-shaped circuit: synth, inspect
+# (circuit and keys), check, setup, prove, verify (binary and JSON proofs,
+# every verifying-key form), export-vk, and the exit codes of refusals.
+# Usage: run.sh ZKP WORKDIR
+set -u
+zkp=$1
+work=$2
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok: $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
+# expect CODE DESCRIPTION CMD...: runs CMD, compares its exit status
+expect() {
+  local want=$1 what=$2
+  shift 2
+  "$@" >out.txt 2>err.txt
+  local got=$?
+  if [ "$got" -eq "$want" ]; then ok "$what"; else
+    bad "$what (exit $got, wanted $want)"; cat out.txt err.txt; fi
+}
+
+expect 0 "synth" "$zkp" synth --shape porep --constraints 4000 -o c.pce --witness c.wtns --seed 7
+expect 0 "inspect circuit" "$zkp" inspect --json c.pce
+grep -q '"constraints": 4000' out.txt && ok "inspect reports 4000 constraints" ||
+  bad "inspect output: $(cat out.txt)"
+expect 0 "check" "$zkp" check c.pce c.wtns
+expect 0 "setup" "$zkp" setup c.pce -o c --seed 11
+[ -f c.INSECURE-DEV.params ] && [ -f c.INSECURE-DEV.vk ] && ok "dev keys named INSECURE-DEV" ||
+  bad "dev key files missing"
+grep -qi insecure err.txt && ok "setup warns" || bad "setup printed no warning"
+expect 0 "inspect key" "$zkp" inspect c.INSECURE-DEV.params
+grep -q "proving key, bellman .params" out.txt && ok "inspect names the key format" ||
+  bad "inspect key output: $(cat out.txt)"
+expect 0 "inspect vk" "$zkp" inspect c.INSECURE-DEV.vk
+
+expect 0 "prove" "$zkp" prove --key c.INSECURE-DEV.params --pce c.pce --witness c.wtns \
+  -o p.bin --public pub.json
+[ "$(stat -c %s p.bin)" -eq 192 ] && ok "proof is 192 bytes" || bad "proof size"
+expect 0 "verify with .vk" "$zkp" verify --vk c.INSECURE-DEV.vk --proof p.bin --public pub.json
+expect 0 "verify with .params" "$zkp" verify --vk c.INSECURE-DEV.params --proof p.bin --public pub.json
+expect 0 "export-vk json" "$zkp" export-vk c.INSECURE-DEV.params -o vk.json
+expect 0 "export-vk bellman" "$zkp" export-vk vk.json -o round.vk --json
+expect 0 "export-vk .vk" "$zkp" export-vk c.INSECURE-DEV.params -o again.vk
+cmp -s again.vk c.INSECURE-DEV.vk && ok "exported .vk equals setup's" || bad "exported .vk differs"
+expect 0 "verify with verification_key.json" "$zkp" verify --vk vk.json --proof p.bin --public pub.json
+expect 0 "prove --json" "$zkp" prove --key c.INSECURE-DEV.params --pce c.pce --witness c.wtns \
+  -o proof.json --json --public pub2.json
+expect 0 "verify proof.json" "$zkp" verify --vk vk.json --proof proof.json --public pub2.json
+
+# refusals
+cp p.bin t.bin
+printf '\x01' | dd of=t.bin bs=1 seek=100 conv=notrunc status=none
+"$zkp" verify --vk c.INSECURE-DEV.vk --proof t.bin --public pub.json >/dev/null 2>&1
+rc=$?
+[ $rc -ne 0 ] && ok "tampered proof refused (exit $rc)" || bad "tampered proof accepted"
+# the first public input replaced by 12345 (its real value is a packed hash)
+sed '0,/"[0-9]*"/s//"12345"/' pub.json >pub_bad.json
+cmp -s pub.json pub_bad.json && bad "public input not tampered"
+expect 1 "tampered public input invalid" "$zkp" verify --vk c.INSECURE-DEV.vk --proof p.bin --public pub_bad.json
+expect 2 "short proof file" "$zkp" verify --vk c.INSECURE-DEV.vk --proof pub.json.missing
+head -c 100 p.bin >short.bin
+expect 2 "truncated proof" "$zkp" verify --vk c.INSECURE-DEV.vk --proof short.bin --public pub.json
+expect 2 "usage" "$zkp" prove --key c.INSECURE-DEV.params
+head -c 5000 c.pce >trunc.pce
+expect 1 "truncated circuit refused" "$zkp" inspect trunc.pce
+# a witness of another circuit: wrong length
+"$zkp" synth --shape porep --constraints 3000 -o d.pce --witness d.wtns >/dev/null 2>&1
+expect 1 "wrong witness refused" "$zkp" prove --key c.INSECURE-DEV.params --pce c.pce \
+  --witness d.wtns -o q.bin
+expect 1 "check refuses wrong witness" "$zkp" check c.pce d.wtns
+
+echo "zkp_tool: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
