@@ -76,8 +76,8 @@ typedef struct {
  * ZKP_ERR_MISMATCH (opts->expect: names the section), ZKP_ERR_NOMEM.
  * Cost: a SHA-256 of the file, and per point a decode and a subgroup check
  * (ec.h: 126 doublings for G1, 63 Fp2 doublings for G2), spread over pool;
- * sapling-output.params (32,016 points) takes 1.2-2.4 s on the 2 threads of
- * the development machine. With a valid cache: the two SHA-256s only
+ * sapling-output.params (32,016 points) takes 1.2-2.4 s on 2 threads of a
+ * 2-core x86-64 VM. With a valid cache: the two SHA-256s only
  * (about 6 ms for that file).
  */
 int zkp_groth16_pk_load(zkp_groth16_pk *pk, const char *path,
