@@ -109,6 +109,21 @@ bool g16_cache_try_load(zkp_groth16_pk *pk, const char *cache_path, const struct
 int g16_cache_write(const zkp_groth16_pk *pk, const char *cache_path,
 		    const struct g16_file *src, zkp_pool *pool, zkp_error *err);
 
+/* INSECURE development toxic waste (setup.c): a random non-zero scalar from
+ * RAND_bytes, or, when seed is set, SHA-512("zkpd INSECURE dev setup " ||
+ * label || seed LE) reduced mod r. Errors: ZKP_ERR_IO, ZKP_ERR_INVAL (zero). */
+int g16_toxic(zkp_fr *ret, const uint64_t *seed, const char *label, zkp_error *err);
+/* Fixed-base tables for the generators: T[t][d] = d 2^(8t) G, d = 1..255,
+ * t < 32 (about 780 KiB for G1, 1.5 MiB for G2; free() them). NULL when out
+ * of memory. */
+zkp_g1_affine *g16_fb_g1_table(void);
+zkp_g2_affine *g16_fb_g2_table(void);
+/* out[i] = [scalars[i]] G (zkp_g1_affine or, with g2, zkp_g2_affine), at
+ * most 32 mixed additions each, in chunks over pool (may be NULL).
+ * Errors: ZKP_ERR_NOMEM. */
+int g16_fb_muls(void *out, const void *table, bool g2, const zkp_fr *scalars, size_t n,
+		zkp_pool *pool);
+
 /* Big-endian u32 (bellman counts), little-endian u32/u64 (zkey). */
 static inline uint32_t g16_be32(const uint8_t *p)
 {

@@ -25,6 +25,7 @@
 #include <openssl/evp.h>
 
 #include "zkpd/groth16_prove.h"
+#include "groth16_int.h"
 
 #define FB_BITS 8
 #define FB_WINDOWS 32 /* 256 / FB_BITS */
@@ -32,7 +33,7 @@
 
 /* ---- toxic waste ---- */
 
-static int toxic(zkp_fr *ret, const uint64_t *seed, const char *label, zkp_error *err)
+int g16_toxic(zkp_fr *ret, const uint64_t *seed, const char *label, zkp_error *err)
 {
 	uint64_t wide[2 * ZKP_FR_LIMBS];
 	if (seed) {
@@ -55,7 +56,7 @@ static int toxic(zkp_fr *ret, const uint64_t *seed, const char *label, zkp_error
 
 /* ---- fixed-base tables ---- */
 
-static zkp_g1_affine *fb_g1_table(void)
+zkp_g1_affine *g16_fb_g1_table(void)
 {
 	size_t cnt = (size_t)FB_WINDOWS * FB_DIGITS;
 	zkp_g1_affine *t = malloc(cnt * sizeof(*t));
@@ -83,7 +84,7 @@ out:
 	return t;
 }
 
-static zkp_g2_affine *fb_g2_table(void)
+zkp_g2_affine *g16_fb_g2_table(void)
 {
 	size_t cnt = (size_t)FB_WINDOWS * FB_DIGITS;
 	zkp_g2_affine *t = malloc(cnt * sizeof(*t));
@@ -176,8 +177,8 @@ static void fb_task(void *arg, size_t begin, size_t end)
 }
 
 /* out[i] = [scalars[i]] G for the group's generator. */
-static int fb_muls(void *out, const void *table, bool g2, const zkp_fr *scalars, size_t n,
-		   zkp_pool *pool)
+int g16_fb_muls(void *out, const void *table, bool g2, const zkp_fr *scalars, size_t n,
+		zkp_pool *pool)
 {
 	struct fb_ctx c = { .table = table, .scalars = scalars, .out = out, .n = n, .g2 = g2 };
 	if (n)
@@ -240,9 +241,11 @@ int zkp_groth16_setup_dev(zkp_groth16_pk *pk, const zkp_pce *pce, enum zkp_groth
 	if (conv != ZKP_GROTH16_H_BELLMAN && conv != ZKP_GROTH16_H_SNARKJS)
 		return zkp_error_set(err, ZKP_ERR_INVAL, "setup: unknown H convention %d", (int)conv);
 	zkp_fr tau, alpha, beta, gamma, delta;
-	if ((rc = toxic(&tau, seed, "tau", err)) || (rc = toxic(&alpha, seed, "alpha", err)) ||
-	    (rc = toxic(&beta, seed, "beta", err)) || (rc = toxic(&gamma, seed, "gamma", err)) ||
-	    (rc = toxic(&delta, seed, "delta", err)))
+	if ((rc = g16_toxic(&tau, seed, "tau", err)) ||
+	    (rc = g16_toxic(&alpha, seed, "alpha", err)) ||
+	    (rc = g16_toxic(&beta, seed, "beta", err)) ||
+	    (rc = g16_toxic(&gamma, seed, "gamma", err)) ||
+	    (rc = g16_toxic(&delta, seed, "delta", err)))
 		goto out;
 
 	lag = malloc(n * sizeof(*lag));
@@ -322,8 +325,8 @@ int zkp_groth16_setup_dev(zkp_groth16_pk *pk, const zkp_pce *pce, enum zkp_groth
 	size_t n_g1 = (size_t)n_in + n_h + (size_t)n_aux + n_a + n_b;
 	g1s = malloc(n_g1 * sizeof(*g1s));
 	g2s = malloc((n_b + 1) * sizeof(*g2s));
-	t1 = fb_g1_table();
-	t2 = fb_g2_table();
+	t1 = g16_fb_g1_table();
+	t2 = g16_fb_g2_table();
 	if (!g1s || !g2s || !t1 || !t2) {
 		rc = zkp_error_set(err, ZKP_ERR_NOMEM, "setup: no memory for %zu scalars", n_g1);
 		goto out;
@@ -395,21 +398,21 @@ int zkp_groth16_setup_dev(zkp_groth16_pk *pk, const zkp_pce *pce, enum zkp_groth
 	zkp_fr vk_g1[3] = { alpha, beta, delta }, vk_g2[3] = { beta, gamma, delta };
 	zkp_g1_affine vk1[3];
 	zkp_g2_affine vk2[3];
-	rc = fb_muls(vk1, t1, false, vk_g1, 3, NULL);
+	rc = g16_fb_muls(vk1, t1, false, vk_g1, 3, NULL);
 	if (!rc)
-		rc = fb_muls(vk2, t2, true, vk_g2, 3, NULL);
+		rc = g16_fb_muls(vk2, t2, true, vk_g2, 3, NULL);
 	if (!rc)
-		rc = fb_muls(sec.ic, t1, false, p, n_in, pool);
+		rc = g16_fb_muls(sec.ic, t1, false, p, n_in, pool);
 	if (!rc)
-		rc = fb_muls(sec.h, t1, false, p + n_in, n_h, pool);
+		rc = g16_fb_muls(sec.h, t1, false, p + n_in, n_h, pool);
 	if (!rc)
-		rc = fb_muls(sec.l, t1, false, p + n_in + n_h, n_aux, pool);
+		rc = g16_fb_muls(sec.l, t1, false, p + n_in + n_h, n_aux, pool);
 	if (!rc)
-		rc = fb_muls(sec.a, t1, false, pa, n_a, pool);
+		rc = g16_fb_muls(sec.a, t1, false, pa, n_a, pool);
 	if (!rc)
-		rc = fb_muls(sec.b_g1, t1, false, pb, n_b, pool);
+		rc = g16_fb_muls(sec.b_g1, t1, false, pb, n_b, pool);
 	if (!rc)
-		rc = fb_muls(sec.b_g2, t2, true, g2s, n_b, pool);
+		rc = g16_fb_muls(sec.b_g2, t2, true, g2s, n_b, pool);
 	if (rc) {
 		zkp_error_set(err, rc, "setup: out of memory computing the points");
 		goto out;

@@ -22,6 +22,7 @@ static const struct cmd {
 	{ "setup", zkp_cmd_setup, "make INSECURE development Groth16 keys for a .pce" },
 	{ "prove", zkp_cmd_prove, "make a Groth16 proof from a key, a .pce and a witness" },
 	{ "verify", zkp_cmd_verify, "verify a Groth16 proof against a verifying key" },
+	{ "dev-ptau", zkp_cmd_dev_ptau, "write an INSECURE development powers of tau for snarkjs" },
 	{ "export-vk", zkp_cmd_export_vk, "write a key's verifying key as .vk or verification_key.json" },
 };
 

@@ -21,6 +21,7 @@ int zkp_cmd_synth(int argc, char **argv);
 int zkp_cmd_setup(int argc, char **argv);
 int zkp_cmd_prove(int argc, char **argv);
 int zkp_cmd_verify(int argc, char **argv);
+int zkp_cmd_dev_ptau(int argc, char **argv);
 int zkp_cmd_export_vk(int argc, char **argv);
 
 /* Helpers shared by subcommands. */
