@@ -9,6 +9,7 @@ int bench_field_main(int argc, char **argv);
 int bench_ntt_main(int argc, char **argv);
 int bench_spmv_main(int argc, char **argv);
 int bench_prove_main(int argc, char **argv);
+int bench_pipeline_main(int argc, char **argv);
 
 static const struct {
 	const char *name;
@@ -21,6 +22,9 @@ static const struct {
 	  "PCE evaluation vs the classic baseline: --pce FILE [--baseline-shape porep --seed S]" },
 	{ "prove", bench_prove_main,
 	  "Groth16 proof stages: --pce P --key K [--witness W | --seed S] [--threads T] [--runs R]" },
+	{ "pipeline", bench_pipeline_main,
+	  "memory of N proofs in K pipelines: --pce P --key K -n N --pipelines K --out DIR "
+	  "[--baseline] [--no-purge]" },
 };
 
 static void usage(FILE *f)

@@ -76,6 +76,24 @@ int zkp_groth16_prove(zkp_groth16_proof *proof, zkp_groth16_prove_times *times,
 		      const zkp_pce *pce, const zkp_groth16_pk *pk, const zkp_fr *w, size_t n_w,
 		      zkp_backend *be, zkp_pool *pool, zkp_error *err);
 
+/* Stage boundaries of one proof, for observers (memory tracker, benches). */
+enum zkp_groth16_stage {
+	ZKP_GROTH16_STAGE_EVAL, /* a, b, c evaluated (all three held) */
+	ZKP_GROTH16_STAGE_NTT,  /* H computed; b and c still held */
+	ZKP_GROTH16_STAGE_MSM,  /* every MSM joined, workspaces freed */
+};
+
+/* Called on the proving thread when a stage ends; it must not fail and
+ * should be quick (a snapshot, a counter). */
+typedef void (*zkp_groth16_stage_fn)(void *arg, enum zkp_groth16_stage stage);
+
+/* zkp_groth16_prove, calling on_stage(arg, stage) at each boundary above
+ * (on_stage may be NULL). Same errors and cost. */
+int zkp_groth16_prove_staged(zkp_groth16_proof *proof, zkp_groth16_prove_times *times,
+			     const zkp_pce *pce, const zkp_groth16_pk *pk, const zkp_fr *w,
+			     size_t n_w, zkp_backend *be, zkp_pool *pool,
+			     zkp_groth16_stage_fn on_stage, void *arg, zkp_error *err);
+
 /*
  * INSECURE development keys. Toxic waste tau, alpha, beta, gamma, delta is
  * drawn from RAND_bytes, or derived from seed (SHA-512 of a label and the

@@ -154,6 +154,14 @@ int zkp_groth16_prove(zkp_groth16_proof *proof, zkp_groth16_prove_times *times,
 		      const zkp_pce *pce, const zkp_groth16_pk *pk, const zkp_fr *w, size_t n_w,
 		      zkp_backend *be, zkp_pool *pool, zkp_error *err)
 {
+	return zkp_groth16_prove_staged(proof, times, pce, pk, w, n_w, be, pool, NULL, NULL, err);
+}
+
+int zkp_groth16_prove_staged(zkp_groth16_proof *proof, zkp_groth16_prove_times *times,
+			     const zkp_pce *pce, const zkp_groth16_pk *pk, const zkp_fr *w,
+			     size_t n_w, zkp_backend *be, zkp_pool *pool,
+			     zkp_groth16_stage_fn on_stage, void *arg, zkp_error *err)
+{
 	zkp_groth16_prove_times tm;
 	memset(&tm, 0, sizeof(tm));
 	double t_start = now(), t0;
@@ -215,6 +223,8 @@ int zkp_groth16_prove(zkp_groth16_proof *proof, zkp_groth16_prove_times *times,
 	memset(b + m, 0, (n - m) * sizeof(zkp_fr));
 	memset(c + m, 0, (n - m) * sizeof(zkp_fr));
 	tm.eval = now() - t0;
+	if (on_stage)
+		on_stage(arg, ZKP_GROTH16_STAGE_EVAL);
 
 	/* H. */
 	t0 = now();
@@ -275,6 +285,8 @@ int zkp_groth16_prove(zkp_groth16_proof *proof, zkp_groth16_prove_times *times,
 			goto out;
 		}
 	}
+	if (on_stage)
+		on_stage(arg, ZKP_GROTH16_STAGE_NTT);
 	/* b and c are no longer needed: free them before the MSMs' workspaces. */
 	zkp_backend_release(be, &bufs[1]);
 	zkp_backend_release(be, &bufs[2]);
@@ -347,6 +359,8 @@ int zkp_groth16_prove(zkp_groth16_proof *proof, zkp_groth16_prove_times *times,
 		zkp_error_set(err, rc, "prove: MSM on backend %s failed", be->ops->name);
 		goto out;
 	}
+	if (on_stage)
+		on_stage(arg, ZKP_GROTH16_STAGE_MSM);
 
 	/* Assembly. */
 	t0 = now();
