@@ -7,6 +7,7 @@
 
 int bench_field_main(int argc, char **argv);
 int bench_ntt_main(int argc, char **argv);
+int bench_msm_main(int argc, char **argv);
 int bench_spmv_main(int argc, char **argv);
 int bench_prove_main(int argc, char **argv);
 int bench_pipeline_main(int argc, char **argv);
@@ -18,6 +19,9 @@ static const struct {
 } commands[] = {
 	{ "field", bench_field_main, "field, curve and pairing operations (ns per op)" },
 	{ "ntt", bench_ntt_main, "NTT over Fr: --log2 N --threads T [--coset]" },
+	{ "msm", bench_msm_main,
+	  "multi-scalar multiplication: --group g1|g2 --log2 N --threads T [--runs R] "
+	  "[--mode auto|xyzz|affine] [--window C] [--split PCT]" },
 	{ "spmv", bench_spmv_main,
 	  "PCE evaluation vs the classic baseline: --pce FILE [--baseline-shape porep --seed S]" },
 	{ "prove", bench_prove_main,

@@ -21,30 +21,41 @@
  *  - Results do not depend on the thread count, the window or the
  *    accumulation form (the group law is exact); only the time does.
  *
- * Method: Pippenger's bucket method with signed (Booth) digits: a scalar is
- * cut into K = ceil(255 / c) windows of c bits, each digit in
- * [-2^(c-1), 2^(c-1)] read straight from c + 1 scalar bits, so each window
- * has 2^(c-1) buckets and a point costs one addition per window. Scalars
+ * Method: Pippenger's bucket method with signed (Booth) digits. Scalars
  * above (r - 1)/2 are replaced by r - s with the point negated, which keeps
- * them below 2^254. Buckets are summed by the running-sum method (two
- * additions per bucket) and windows combined by c doublings each.
+ * them below 2^254; a scalar is then cut into K = ceil(255 / c) windows of
+ * c bits, each digit in [-2^(c-1), 2^(c-1)] read straight from c + 1
+ * scalar bits (no carry pass, no digit array), so each window has 2^(c-1)
+ * buckets and a point costs one addition per window with a non-zero digit.
  * Buckets accumulate in one of two forms:
- *  - XYZZ: one mixed addition per point and window, 8M + 2S;
- *  - batch-affine: affine buckets, additions collected into batches of a few
- *    hundred and completed with one shared inversion (Montgomery's trick),
- *    5M + 1S per addition plus the inversion's share; conflicting buckets
- *    within a batch wait for the next one.
- * With AUTO the window c and the form come from a table measured on the
- * development machine (src/msm/msm.c); both can be forced.
+ *  - XYZZ: one mixed addition per point and window, 8M + 2S, summed by the
+ *    running-sum method (two additions per bucket);
+ *  - batch-affine: affine buckets, additions collected into batches of up
+ *    to 4096 and completed with one shared inversion (Montgomery's trick),
+ *    5M + 1S per addition plus the inversion's share; a point whose bucket
+ *    is already in the batch waits for the next one. The buckets are summed
+ *    through the same batch engine (row and column sums, about two
+ *    additions per non-empty bucket).
+ * Windows are combined by c doublings each. With AUTO the window c and the
+ * form come from tables measured on the 2-core x86-64 VM (src/msm/msm.c);
+ * both can be forced.
  *
- * Cost, single thread, n random scalars: about n * K additions plus
- * K * 2^c bucket-sum additions; on the development machine (2 cores of a
- * shared Zen 5 VM) G1 takes about 5-6 us per point at n = 2^16..2^18 and G2
- * about 2.5-3 times that (figures in bench/bench_msm.c's output).
- * Workspace: 32 bytes per scalar (the scalars in canonical form) plus
- * 4 bytes per scalar of indices plus per-thread buckets (2^(c-1) buckets of
- * 96 + 192 + 1 bytes for G1, twice that for G2, times the windows one task
- * handles).
+ * Threads: each window is a task; when the windows do not divide evenly
+ * among the threads, the K mod T top windows are also cut into ranges of
+ * points (each with its own buckets, summed at the end), so that the
+ * threads finish together. The prepass over the scalars runs on the pool
+ * too; the final combination (about 255 doublings) on the caller.
+ *
+ * Cost, single thread, n random scalars: about n K additions plus
+ * 2 K min(n, 2^(c-1)) bucket-sum additions. On a 2-core x86-64 VM
+ * (2 vCPUs, shared Zen 5, MULX/ADX Fp multiplication) G1 takes about
+ * 7 us per point at n = 2^16 and 6 us at 2^18, G2 about 3 times that;
+ * zkpd-bench msm prints current figures.
+ *
+ * Workspace: 36 bytes per scalar (the canonical scalars and base indices)
+ * plus, per thread, one slot of 2^(c-1) buckets of 1 + 96 + 192 bytes on
+ * G1 (1 + 192 + 384 on G2) and the batch arrays: about 5 MB per thread for
+ * G1 at c = 15 (n around 2^18), 20 MB at c = 17 (n around 2^20).
  */
 #ifndef ZKPD_MSM_H
 #define ZKPD_MSM_H

@@ -9,36 +9,55 @@
 
 /* ---- measured tables ----
  *
- * Index: floor(log2 m) for m Pippenger points, 0..32. Window widths were
- * measured single-threaded with zkpd-bench msm on the development machine
- * (see the figures next to each table); sizes above the largest measured
- * one continue the trend of log2(m) - 3. */
-
-/* G1. */
+ * Index: floor(log2 m) for m Pippenger points, 0..32. Measured single-
+ * threaded (zkpd-bench msm and an in-process sweep over c, best of 3 runs)
+ * on a 2-vCPU shared Zen 5 VM, with the
+ * MULX/ADX field multiplication; the machine is noisy (+-15 % between
+ * runs), so neighbours within a few per cent count as ties and the table
+ * is smoothed to be non-decreasing. Above the largest measured size the
+ * table extrapolates; c = 18 and 21 are never used since they have as many
+ * windows as 17 and 20 (K = ceil(255 / c)).
+ *
+ * G1, ms at the best window (affine / XYZZ):
+ *   2^4  2.2 (c 9) / 0.9 (c 4)     2^12  46 (c 12) / 65 (c 9)
+ *   2^6  4.2 (c 9) / 2.6 (c 5)     2^14  144 (c 12-13) / 210 (c 11-12)
+ *   2^7  4.7 (c 10) / 3.6 (c 6)    2^16  457-470 (c 13-15) / 712-830 (c 12-15)
+ *   2^8  6.5 (c 11) / 8.0 (c 6)    2^17  1001 (c 13-15) / 1517 (c 13)
+ *   2^10 16 (c 10) / 19 (c 8)      2^18  1590-2000 (c 15-16) / 3240 (c 14-15)
+ *   2^11 26 (c 11) / 37 (c 10)     2^20  7084 (c 16-17) / 13186 (c 16-18)
+ * XYZZ wins up to 2^7 (the batch-affine inversions are not amortised on
+ * so few points), batch-affine from 2^8 on. */
 static const uint8_t G1_WIN_AFFINE[33] = {
-	1, 2, 3, 3, 4, 4, 5, 6, 7, 8, 8, 9, 10, 11, 12, 12,
-	13, 14, 15, 15, 16, 17, 18, 19, 19, 20, 20, 20, 20, 20, 20, 20, 20,
+	2, 4, 6, 7, 8, 9, 9, 10, 11, 11, 11, 11, 12, 12, 13, 13,
+	14, 14, 15, 16, 17, 17, 17, 17, 19, 19, 19, 19, 19, 19, 19, 19, 19,
 };
 static const uint8_t G1_WIN_XYZZ[33] = {
-	1, 2, 3, 3, 4, 4, 5, 6, 7, 8, 8, 9, 10, 11, 12, 12,
-	13, 14, 15, 15, 16, 17, 18, 19, 19, 20, 20, 20, 20, 20, 20, 20, 20,
+	2, 2, 3, 3, 4, 4, 5, 6, 6, 7, 8, 9, 10, 11, 12, 12,
+	13, 13, 15, 16, 17, 17, 17, 17, 19, 19, 19, 19, 19, 19, 19, 19, 19,
 };
 static const uint8_t G1_AUTO_AFFINE[33] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1,
+	0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
-/* G2. */
+/* G2, ms at the best window (affine / XYZZ); the rows from 2^15 up were
+ * taken with the norm-based batch inversion (msm_g2.c), which made
+ * batch-affine about a quarter faster than in the rows below it:
+ *   2^4  4.0 (c 5) / 2.8 (c 3-4)   2^10 44 (c 8-10)
+ *   2^6  8.8 (c 5) / 7.4 (c 4)     2^12 174 (c 9-12)
+ *   2^7  12.4 (c 10) / 12.3 (c 5)  2^14 456 (c 12-13)
+ *   2^8  21 (c 9-10)               2^16 1900 (c 13-14) / 3490 (c 12-15)
+ * XYZZ wins up to 2^6, batch-affine from 2^7 on. */
 static const uint8_t G2_WIN_AFFINE[33] = {
-	1, 2, 3, 3, 4, 4, 5, 6, 7, 8, 8, 9, 10, 11, 12, 12,
-	13, 14, 15, 15, 16, 17, 18, 19, 19, 20, 20, 20, 20, 20, 20, 20, 20,
+	2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 10, 10, 11, 12, 13, 13,
+	14, 14, 15, 16, 16, 17, 17, 17, 19, 19, 19, 19, 19, 19, 19, 19, 19,
 };
 static const uint8_t G2_WIN_XYZZ[33] = {
-	1, 2, 3, 3, 4, 4, 5, 6, 7, 8, 8, 9, 10, 11, 12, 12,
-	13, 14, 15, 15, 16, 17, 18, 19, 19, 20, 20, 20, 20, 20, 20, 20, 20,
+	2, 2, 2, 2, 3, 4, 4, 5, 6, 7, 8, 9, 10, 11, 11, 12,
+	13, 13, 15, 16, 16, 17, 17, 17, 19, 19, 19, 19, 19, 19, 19, 19, 19,
 };
 static const uint8_t G2_AUTO_AFFINE[33] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1,
+	0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
@@ -142,7 +161,8 @@ size_t msm_slot_bytes(const struct msm_group *g, size_t nbk, bool affine, unsign
 	size_t s = msm_align(nbk) + msm_align(nbk * g->xyzz_size); /* state, XYZZ */
 	if (affine) {
 		s += msm_align(nbk * g->aff_size);
-		s += 2 * msm_align(batch * g->fe_size) + msm_align(batch * sizeof(uint32_t)) +
+		s += 2 * msm_align(batch * sizeof(zkp_fp)) + msm_align(batch * g->fe_size) +
+		     msm_align(batch * sizeof(uint32_t)) +
 		     msm_align(batch * sizeof(void *)) + msm_align(batch);
 		s += msm_align(qcap * sizeof(uint32_t)) + msm_align(qcap * sizeof(void *)) +
 		     msm_align(qcap);

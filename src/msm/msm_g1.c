@@ -16,6 +16,9 @@
 #define FE_EQ zkp_fp_eq
 #define FE_INV zkp_fp_inv
 #define ONE_FE ZKP_FP_ONE
+/* Denominators are already in Fp. */
+#define BATCH_NORM(n, d) (*(n) = *(d))
+#define BATCH_INV(r, d, ninv) (*(r) = *(ninv))
 #define PT zkp_g1
 #define PT_AFF zkp_g1_affine
 #define PT_XYZZ zkp_g1_xyzz

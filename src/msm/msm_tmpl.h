@@ -5,6 +5,8 @@
  * The including file defines, then includes this file:
  *   FE, FE_ADD, FE_SUB, FE_DBL, FE_NEG, FE_MUL, FE_SQR, FE_IS_ZERO, FE_EQ,
  *   FE_INV          the coordinate field and its operations
+ *   BATCH_NORM(n, d), BATCH_INV(r, d, ninv)
+ *                   the batch inversion's map to Fp and back (see record())
  *   PT, PT_AFF, PT_XYZZ, PN(x)   the group's types and zkp_g?_x functions
  *   MSM_NAME(x)     the public name zkp_msm_g?##x
  *   GROUP           the group's struct msm_group
@@ -61,7 +63,8 @@ struct slot {
 	PT_XYZZ *side;
 	PT_AFF *bkt;
 	PT_AFF *col; /* bucket reduction only: column sums, in side memory */
-	FE *pre, *den;
+	zkp_fp *pre, *nrm; /* prefix products of the denominators' norms; norms */
+	FE *den;           /* denominators */
 	uint32_t *eb;
 	const PT_AFF **ep;
 	uint8_t *ef;
@@ -84,8 +87,10 @@ static void slot_bind(struct slot *s, uint8_t *mem, size_t nbk, bool affine, uns
 		return;
 	s->bkt = (PT_AFF *)mem;
 	mem += msm_align(nbk * sizeof(PT_AFF));
-	s->pre = (FE *)mem;
-	mem += msm_align(batch * sizeof(FE));
+	s->pre = (zkp_fp *)mem;
+	mem += msm_align(batch * sizeof(zkp_fp));
+	s->nrm = (zkp_fp *)mem;
+	mem += msm_align(batch * sizeof(zkp_fp));
 	s->den = (FE *)mem;
 	mem += msm_align(batch * sizeof(FE));
 	s->eb = (uint32_t *)mem;
@@ -124,6 +129,22 @@ static inline void side_add(struct slot *s, uint32_t b, const PT_AFF *P, unsigne
 }
 
 static void aff_flush(struct slot *s);
+
+/* Appends denominator d to the batch's running product. The product runs
+ * over BATCH_NORM(d) in Fp: d itself on G1, and on G2 the norm
+ * d0^2 + d1^2, with 1/d = conj(d) / norm recovered by BATCH_INV, which
+ * turns the 3 Fp2 multiplications per element of Montgomery's trick into
+ * 3 Fp multiplications plus 2 squarings and 2 multiplications. */
+static inline void record(struct slot *s, const FE *d)
+{
+	size_t e = s->ne;
+	BATCH_NORM(&s->nrm[e], d);
+	if (e)
+		zkp_fp_mul(&s->pre[e], &s->pre[e - 1], &s->nrm[e]);
+	else
+		s->pre[0] = s->nrm[0];
+	s->den[e] = *d;
+}
 
 /* Records bkt[b] += (neg ? -P : P) in the batch, or settles it at once when
  * the bucket is empty or the sum is infinity. P is never infinity. */
@@ -168,12 +189,8 @@ static void aff_insert(struct slot *s, uint32_t b, const PT_AFF *P, unsigned neg
 		FE_DBL(&d, &B->y);
 		f |= EF_DBL;
 	}
+	record(s, &d);
 	size_t e = s->ne;
-	if (e)
-		FE_MUL(&s->pre[e], &s->pre[e - 1], &d);
-	else
-		s->pre[0] = d;
-	s->den[e] = d;
 	s->eb[e] = b;
 	s->ep[e] = P;
 	s->ef[e] = (uint8_t)f;
@@ -189,8 +206,9 @@ static void aff_flush(struct slot *s)
 {
 	size_t n = s->ne;
 	if (n) {
-		FE inv, ij, num, lam, x3, t;
-		FE_INV(&inv, &s->pre[n - 1]);
+		zkp_fp inv, ninv;
+		FE ij, num, lam, x3, t;
+		zkp_fp_inv(&inv, &s->pre[n - 1]);
 		for (size_t e = n; e-- > 0;) {
 			if (e >= 2) {
 				const PT_AFF *nB = s->ef[e - 2] & EF_COL ? &s->col[s->eb[e - 2]]
@@ -205,11 +223,12 @@ static void aff_flush(struct slot *s)
 			const PT_AFF *P = s->ep[e];
 			unsigned f = s->ef[e];
 			if (e) {
-				FE_MUL(&ij, &inv, &s->pre[e - 1]);
-				FE_MUL(&inv, &inv, &s->den[e]);
+				zkp_fp_mul(&ninv, &inv, &s->pre[e - 1]);
+				zkp_fp_mul(&inv, &inv, &s->nrm[e]);
 			} else {
-				ij = inv;
+				ninv = inv;
 			}
+			BATCH_INV(&ij, &s->den[e], &ninv);
 			const FE *x2;
 			bool flip = false;
 			if (f & EF_DBL) {
@@ -306,12 +325,8 @@ static void pair_insert(struct slot *s, PT_AFF *arr, uint32_t b, unsigned bit, c
 		FE_DBL(&d, &B->y);
 		f |= EF_DBL;
 	}
+	record(s, &d);
 	size_t e = s->ne;
-	if (e)
-		FE_MUL(&s->pre[e], &s->pre[e - 1], &d);
-	else
-		s->pre[0] = d;
-	s->den[e] = d;
 	s->eb[e] = b;
 	s->ep[e] = P;
 	s->ef[e] = (uint8_t)f;
@@ -335,19 +350,19 @@ static void fold_sides(struct slot *s, size_t base, size_t nb)
 			if (FE_IS_ZERO(&s->side[b].zz))
 				continue; /* the side sum came to infinity */
 			if (k)
-				FE_MUL(&s->pre[k], &s->pre[k - 1], &s->side[b].zzz);
+				FE_MUL(&s->den[k], &s->den[k - 1], &s->side[b].zzz);
 			else
-				s->pre[0] = s->side[b].zzz;
+				s->den[0] = s->side[b].zzz;
 			s->qb[k++] = (uint32_t)b;
 		}
 		if (!k)
 			break;
 		FE inv, iz, t;
-		FE_INV(&inv, &s->pre[k - 1]);
+		FE_INV(&inv, &s->den[k - 1]);
 		for (size_t i = k; i-- > 0;) {
 			PT_XYZZ *S = &s->side[s->qb[i]];
 			if (i) {
-				FE_MUL(&iz, &inv, &s->pre[i - 1]);
+				FE_MUL(&iz, &inv, &s->den[i - 1]);
 				FE_MUL(&inv, &inv, &S->zzz);
 			} else {
 				iz = inv;

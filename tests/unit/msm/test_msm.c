@@ -21,6 +21,12 @@
 #include "zkpd/msm.h"
 #include "zkpd/pool.h"
 
+/* A result of either group, aligned for both. */
+typedef union {
+	zkp_g1 g1;
+	zkp_g2 g2;
+} any_pt;
+
 static zkp_pool *pool3; /* 2 workers + the caller */
 static zkp_pool *pool8; /* 7 workers + the caller: more threads than cores */
 
@@ -132,9 +138,9 @@ static void check(const struct grp *g, const void *want, const void *bases,
 	size_t size = g->scratch(n, zkp_pool_threads(pool), o);
 	void *scratch = size ? aligned_alloc(64, (size + 63) & ~(size_t)63) : NULL;
 	assert_true(size == 0 || scratch);
-	uint8_t got[sizeof(zkp_g2)];
-	g->msm(got, bases, s, n, o, scratch, size, pool);
-	if (!g->eq(got, want))
+	any_pt got;
+	g->msm(&got, bases, s, n, o, scratch, size, pool);
+	if (!g->eq(&got, want))
 		fail_msg("%s n=%zu accum=%s window=%u split=%d threads=%u: wrong sum", g->name,
 			 n, accum_name(o ? o->accum : ZKP_MSM_AUTO), o ? o->window : 0,
 			 o ? o->split : 0, zkp_pool_threads(pool));
@@ -182,9 +188,9 @@ static void random_sizes(const struct grp *g, const size_t *sizes, size_t count)
 			rand_fr(&s[i]);
 		/* a random window of the bases, so sizes do not share prefixes */
 		size_t off = tu_rand64() % (nmax - n + 1);
-		uint8_t want[sizeof(zkp_g2)];
-		g->naive(want, bases + off * g->aff, s, n);
-		check_all(g, want, bases + off * g->aff, s, n);
+		any_pt want;
+		g->naive(&want, bases + off * g->aff, s, n);
+		check_all(g, &want, bases + off * g->aff, s, n);
 	}
 	free(bases);
 	free(s);
@@ -212,16 +218,17 @@ static void test_g2_random(void **state)
 /* Every window width the tests can afford, both forms, at one size. */
 static void windows(const struct grp *g, size_t n, unsigned cmax)
 {
-	uint8_t *bases = malloc(n * g->aff), want[sizeof(zkp_g2)];
+	uint8_t *bases = malloc(n * g->aff);
 	zkp_fr *s = malloc(n * sizeof(zkp_fr));
+	any_pt want;
 	g->gen(bases, n);
 	for (size_t i = 0; i < n; i++)
 		rand_fr(&s[i]);
-	g->naive(want, bases, s, n);
+	g->naive(&want, bases, s, n);
 	for (unsigned c = 1; c <= cmax; c++) {
 		for (int a = ZKP_MSM_XYZZ; a <= ZKP_MSM_AFFINE; a++) {
 			zkp_msm_opts o = { (enum zkp_msm_accum)a, c, false };
-			check(g, want, bases, s, n, &o, c & 1 ? pool3 : NULL);
+			check(g, &want, bases, s, n, &o, c & 1 ? pool3 : NULL);
 		}
 	}
 	free(bases);
@@ -239,7 +246,9 @@ static void test_windows(void **state)
 static void edges(const struct grp *g)
 {
 	const size_t N = g == &g1_grp ? 600 : 150;
-	uint8_t *bases = malloc(N * g->aff), *b2 = malloc(N * g->aff), want[sizeof(zkp_g2)];
+	uint8_t *bases = malloc(N * g->aff), *b2 = malloc(N * g->aff);
+	any_pt want_pt, got_pt;
+	void *want = &want_pt, *got = &got_pt;
 	zkp_fr *s = malloc(N * sizeof(zkp_fr));
 	zkp_fr one, m1, k;
 	zkp_fr_set_one(&one);
@@ -247,7 +256,6 @@ static void edges(const struct grp *g)
 	g->gen(bases, N);
 
 	/* n = 0: infinity, no workspace needed */
-	uint8_t got[sizeof(zkp_g2)];
 	assert_int_equal(g->scratch(0, 3, NULL), 0);
 	g->msm(got, NULL, NULL, 0, NULL, NULL, 0, pool3);
 	assert_true(g->is_inf(got));
@@ -395,8 +403,10 @@ static void witness_scalars(zkp_fr *s, size_t n, unsigned pct_zero, unsigned pct
 /* Split mode against the plain MSM (itself checked above). */
 static void split(const struct grp *g, size_t n)
 {
-	uint8_t *bases = malloc(n * g->aff), want[sizeof(zkp_g2)];
+	uint8_t *bases = malloc(n * g->aff);
 	zkp_fr *s = malloc(n * sizeof(zkp_fr));
+	any_pt want_pt;
+	void *want = &want_pt;
 	g->gen(bases, n);
 	const unsigned mixes[5][2] = { { 60, 25 }, { 0, 100 }, { 100, 0 }, { 10, 80 }, { 0, 0 } };
 	for (int mi = 0; mi < 5; mi++) {
@@ -433,7 +443,8 @@ static void density(const struct grp *g, size_t n, unsigned pct_set)
 	uint64_t *d = calloc(words ? words : 1, sizeof(uint64_t));
 	uint8_t *bases = malloc((n ? n : 1) * g->aff);
 	zkp_fr *s = malloc((n ? n : 1) * sizeof(zkp_fr)), *sel = malloc((n ? n : 1) * sizeof(zkp_fr));
-	uint8_t want[sizeof(zkp_g2)], got[sizeof(zkp_g2)];
+	any_pt want_pt, got_pt;
+	void *want = &want_pt, *got = &got_pt;
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (tu_rand64() % 100 < pct_set)
