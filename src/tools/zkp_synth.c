@@ -58,22 +58,6 @@ static int parse_u64(const char *s, uint64_t *ret)
 	return 0;
 }
 
-/* s as a JSON string (paths may hold quotes or backslashes). */
-static void json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
 static double dev(double got, double want) { return 100.0 * (got / want - 1.0); }
 
 static void print_text(const zkp_synth_info *info, const zkp_pce *pce, const char *out,
@@ -123,10 +107,10 @@ static void print_json(const zkp_synth_info *info, const zkp_pce *pce, const cha
 	zkp_synth_ratios_of(&r, info);
 	zkp_synth_porep_target(&t);
 	printf("{\"shape\": \"porep\", \"pce\": ");
-	json_string(out);
+	zkp_print_json_string(out);
 	printf(", \"witness\": ");
 	if (wtns)
-		json_string(wtns);
+		zkp_print_json_string(wtns);
 	else
 		printf("null");
 	printf(", \"seed\": %" PRIu64 ",\n", seed);
