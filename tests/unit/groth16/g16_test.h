@@ -24,6 +24,30 @@
 #include "testutil.h"
 #include "zkpd/groth16.h"
 
+/* One temporary directory per test program: made by g16t_setup_tmp (a
+ * cmocka group setup), removed with its contents by g16t_teardown_tmp. */
+static char g16t_tmpdir[64];
+
+static inline void g16t_tmp_path(char *out, size_t n, const char *name)
+{
+	snprintf(out, n, "%s/%s", g16t_tmpdir, name);
+}
+
+static inline int g16t_setup_tmp(void **state)
+{
+	(void)state;
+	snprintf(g16t_tmpdir, sizeof(g16t_tmpdir), "/tmp/zkpd-g16-XXXXXX");
+	return mkdtemp(g16t_tmpdir) ? 0 : -1;
+}
+
+static inline int g16t_teardown_tmp(void **state)
+{
+	(void)state;
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g16t_tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
 static inline void g16t_rand_fr(zkp_fr *r)
 {
 	uint64_t w[2 * ZKP_FR_LIMBS];

@@ -16,13 +16,6 @@
 #include "g16_test.h"
 #include "zkpd/groth16_io.h"
 
-static char tmpdir[64];
-
-static void tmp_path(char *out, size_t n, const char *name)
-{
-	snprintf(out, n, "%s/%s", tmpdir, name);
-}
-
 static void write_bytes(const char *path, const uint8_t *p, size_t n)
 {
 	FILE *f = fopen(path, "wb");
@@ -92,7 +85,7 @@ static void test_sapling(void **state)
 	/* First load: decode, check every point, write the cache. */
 	zkp_pool *pool;
 	assert_int_equal(zkp_pool_new(&pool, 1), 0);
-	zkp_groth16_load_opts o = { .cache_dir = tmpdir, .pool = pool, .cache_note = &note };
+	zkp_groth16_load_opts o = { .cache_dir = g16t_tmpdir, .pool = pool, .cache_note = &note };
 	zkp_groth16_pk pk;
 	double t0 = g16t_now();
 	int rc = zkp_groth16_pk_load(&pk, path, &o, &e);
@@ -170,7 +163,7 @@ static void test_sapling(void **state)
 	zkp_groth16_vk_release(&vk);
 
 	/* Writing it back gives the file byte for byte, up to the trailer. */
-	tmp_path(out, sizeof(out), "sapling-copy.params");
+	g16t_tmp_path(out, sizeof(out), "sapling-copy.params");
 	assert_int_equal(zkp_groth16_pk_write_params(&pk, out, &e), 0);
 	size_t n1, n2;
 	uint8_t *a = read_bytes(path, &n1), *b = read_bytes(out, &n2);
@@ -187,7 +180,7 @@ static void expect_load(const char *name, const uint8_t *data, size_t len, unsig
 			const zkp_groth16_shape *shape, int code, const char *m1, const char *m2)
 {
 	char path[128];
-	tmp_path(path, sizeof(path), name);
+	g16t_tmp_path(path, sizeof(path), name);
 	write_bytes(path, data, len);
 	zkp_groth16_load_opts o = { .flags = flags | ZKP_GROTH16_NO_CACHE, .expect = shape };
 	zkp_groth16_pk pk;
@@ -246,7 +239,7 @@ static void test_sapling_refusals(void **state)
 	buf[1448 + 7000 * 96 + 95] ^= 1;
 	{
 		char p2[128];
-		tmp_path(p2, sizeof(p2), "offcurve2.params");
+		g16t_tmp_path(p2, sizeof(p2), "offcurve2.params");
 		write_bytes(p2, buf, len);
 		zkp_pool *pool;
 		assert_int_equal(zkp_pool_new(&pool, 1), 0);
@@ -370,8 +363,8 @@ static void test_synthetic_roundtrip(void **state)
 	make_key(&pk, counts);
 	assert_int_equal(pk.domain_size, 16);
 	char path[128], vpath[128];
-	tmp_path(path, sizeof(path), "synth.params");
-	tmp_path(vpath, sizeof(vpath), "synth.vk");
+	g16t_tmp_path(path, sizeof(path), "synth.params");
+	g16t_tmp_path(vpath, sizeof(vpath), "synth.vk");
 	zkp_error e = { 0 };
 	assert_int_equal(zkp_groth16_pk_write_params(&pk, path, &e), 0);
 	assert_int_equal(zkp_groth16_vk_write_bellman(&pk.vk, vpath, &e), 0);
@@ -502,7 +495,7 @@ static void test_cache(void **state)
 	zkp_groth16_pk ref;
 	make_key(&ref, counts);
 	char dir[128], path[160], cpath[192];
-	tmp_path(dir, sizeof(dir), "keys");
+	g16t_tmp_path(dir, sizeof(dir), "keys");
 	assert_int_equal(mkdir(dir, 0755), 0);
 	snprintf(path, sizeof(path), "%s/k.params", dir);
 	zkp_error e = { 0 }, note = { 0 };
@@ -615,7 +608,7 @@ static void test_zkey(void **state)
 	assert_non_null(strstr(e.msg, "snarkjs_tiny.zkey"));
 
 	/* Through the cache. */
-	zkp_groth16_load_opts o = { .cache_dir = tmpdir, .cache_note = &note };
+	zkp_groth16_load_opts o = { .cache_dir = g16t_tmpdir, .cache_note = &note };
 	zkp_groth16_pk c1, c2;
 	assert_int_equal(zkp_groth16_pk_load(&c1, path, &o, &e), 0);
 	assert_int_equal(c1.cache, ZKP_GROTH16_CACHE_CREATED);
@@ -703,7 +696,7 @@ static void test_random_damage(void **state)
 	zkp_groth16_pk key;
 	make_key(&key, counts);
 	char path[128];
-	tmp_path(path, sizeof(path), "damage.params");
+	g16t_tmp_path(path, sizeof(path), "damage.params");
 	zkp_error e = { 0 };
 	assert_int_equal(zkp_groth16_pk_write_params(&key, path, &e), 0);
 	zkp_groth16_pk_release(&key);
@@ -724,7 +717,7 @@ static void test_random_damage(void **state)
 		}
 		if (tu_rand64() % 4 == 0)
 			len = tu_rand64() % len;
-		tmp_path(path, sizeof(path), it % 2 ? "damage.zkey" : "damage.params");
+		g16t_tmp_path(path, sizeof(path), it % 2 ? "damage.zkey" : "damage.params");
 		write_bytes(path, buf, len);
 		free(buf);
 		zkp_groth16_pk pk;
@@ -748,21 +741,6 @@ static void test_random_damage(void **state)
 	free(zkey);
 }
 
-static int setup_tmp(void **state)
-{
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/zkpd-g16k-XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown_tmp(void **state)
-{
-	(void)state;
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 int main(void)
 {
 	tu_seed();
@@ -774,5 +752,5 @@ int main(void)
 		cmocka_unit_test(test_zkey),
 		cmocka_unit_test(test_random_damage),
 	};
-	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
+	return cmocka_run_group_tests(tests, g16t_setup_tmp, g16t_teardown_tmp);
 }

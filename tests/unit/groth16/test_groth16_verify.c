@@ -13,13 +13,6 @@
 #include "g16_test.h"
 #include "zkpd/groth16_io.h"
 
-static char tmpdir[64];
-
-static void tmp_path(char *out, size_t n, const char *name)
-{
-	snprintf(out, n, "%s/%s", tmpdir, name);
-}
-
 static void rand_inputs(zkp_fr *x, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -284,9 +277,9 @@ static void test_json_roundtrip(void **state)
 	zkp_groth16_proof p, q;
 	g16t_prove(&p, &s, x);
 	char path[128], vpath[128], ppath[128];
-	tmp_path(path, sizeof(path), "proof.json");
-	tmp_path(vpath, sizeof(vpath), "vk.json");
-	tmp_path(ppath, sizeof(ppath), "public.json");
+	g16t_tmp_path(path, sizeof(path), "proof.json");
+	g16t_tmp_path(vpath, sizeof(vpath), "vk.json");
+	g16t_tmp_path(ppath, sizeof(ppath), "public.json");
 	zkp_error e = { 0 };
 
 	assert_int_equal(zkp_groth16_proof_write_json(&p, path, &e), 0);
@@ -400,7 +393,7 @@ static void test_json_points(void **state)
 
 	/* public.json: values must be < r. */
 	char path[128];
-	tmp_path(path, sizeof(path), "pub_bad.json");
+	g16t_tmp_path(path, sizeof(path), "pub_bad.json");
 	FILE *f = fopen(path, "w");
 	assert_non_null(f);
 	fputs("[\"1\", \"52435875175126190479447740508185965837690552500527637822603658699938581"
@@ -452,7 +445,7 @@ static void test_snarkjs_fixture(void **state)
 
 	/* Our verification_key.json equals snarkjs's field for field,
 	 * vk_alphabeta_12 included (same pairing normalisation). */
-	tmp_path(out, sizeof(out), "tiny_vk.json");
+	g16t_tmp_path(out, sizeof(out), "tiny_vk.json");
 	assert_int_equal(zkp_groth16_vk_write_json(&vk_zkey, out, &e), 0);
 	json_error_t je;
 	json_t *a = json_load_file(vpath, 0, &je), *o = json_load_file(out, 0, &je);
@@ -462,14 +455,14 @@ static void test_snarkjs_fixture(void **state)
 	json_decref(a);
 	json_decref(o);
 	/* And our proof.json of their proof equals theirs. */
-	tmp_path(out, sizeof(out), "tiny_proof.json");
+	g16t_tmp_path(out, sizeof(out), "tiny_proof.json");
 	assert_int_equal(zkp_groth16_proof_write_json(&p, out, &e), 0);
 	a = json_load_file(ppath, 0, &je);
 	o = json_load_file(out, 0, &je);
 	assert_true(json_equal(a, o));
 	json_decref(a);
 	json_decref(o);
-	tmp_path(out, sizeof(out), "tiny_public.json");
+	g16t_tmp_path(out, sizeof(out), "tiny_public.json");
 	assert_int_equal(zkp_groth16_public_write_json(x, n, out, &e), 0);
 	a = json_load_file(upath, 0, &je);
 	o = json_load_file(out, 0, &je);
@@ -508,28 +501,13 @@ static void test_vk_json_refusals(void **state)
 		assert_non_null(root);
 		json_object_set_new(root, cases[i].key, json_loads(cases[i].value,
 								   JSON_DECODE_ANY, &je));
-		tmp_path(out, sizeof(out), "bad_vk.json");
+		g16t_tmp_path(out, sizeof(out), "bad_vk.json");
 		assert_int_equal(json_dump_file(root, out, 0), 0);
 		json_decref(root);
 		assert_int_equal(zkp_groth16_vk_read_json(&vk, out, &e), cases[i].code);
 		assert_non_null(strstr(e.msg, cases[i].msg));
 		assert_non_null(strstr(e.msg, "bad_vk.json"));
 	}
-}
-
-static int setup_tmp(void **state)
-{
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/zkpd-g16v-XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown_tmp(void **state)
-{
-	(void)state;
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
 }
 
 int main(void)
@@ -546,5 +524,5 @@ int main(void)
 		cmocka_unit_test(test_snarkjs_fixture),
 		cmocka_unit_test(test_vk_json_refusals),
 	};
-	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
+	return cmocka_run_group_tests(tests, g16t_setup_tmp, g16t_teardown_tmp);
 }

@@ -21,13 +21,6 @@
 #include "zkpd/groth16_prove.h"
 #include "zkpd/synth.h"
 
-static char tmpdir[64];
-
-static void tmp_path(char *out, size_t n, const char *name)
-{
-	snprintf(out, n, "%s/%s", tmpdir, name);
-}
-
 struct circuit {
 	zkp_pce *pce;
 	zkp_fr *w;
@@ -49,7 +42,7 @@ static void synth_circuit(struct circuit *c, uint64_t n_constraints, uint64_t se
 	zkp_error err = { 0 };
 	zkp_synth_info info;
 	zkp_pce_builder *b;
-	tmp_path(path, sizeof(path), name);
+	g16t_tmp_path(path, sizeof(path), name);
 	assert_int_equal(zkp_synth_porep_dims(n_constraints, &info, &err), 0);
 	c->n_w = (size_t)(info.n_inputs + info.n_aux);
 	c->w = malloc(c->n_w * sizeof(zkp_fr));
@@ -72,7 +65,7 @@ static void random_circuit(struct circuit *c, size_t n_inputs, size_t rows, cons
 	zkp_error err = { 0 };
 	zkp_pce_builder *b;
 	size_t n_aux = rows + 2;
-	tmp_path(path, sizeof(path), name);
+	g16t_tmp_path(path, sizeof(path), name);
 	c->n_w = n_inputs + n_aux;
 	c->w = malloc(c->n_w * sizeof(zkp_fr));
 	assert_non_null(c->w);
@@ -417,8 +410,8 @@ static void test_key_files(void **state)
 	env_new(&e, 1);
 	random_circuit(&c, 3, 120, "files.pce");
 	setup_key(&pk, &c, e.pool);
-	tmp_path(params, sizeof(params), "files.INSECURE-DEV.params");
-	tmp_path(vkpath, sizeof(vkpath), "files.INSECURE-DEV.vk");
+	g16t_tmp_path(params, sizeof(params), "files.INSECURE-DEV.params");
+	g16t_tmp_path(vkpath, sizeof(vkpath), "files.INSECURE-DEV.vk");
 	int rc = zkp_groth16_pk_write_params(&pk, params, &err);
 	if (!rc)
 		rc = zkp_groth16_vk_write_bellman(&pk.vk, vkpath, &err);
@@ -441,21 +434,6 @@ static void test_key_files(void **state)
 	env_free(&e);
 }
 
-static int setup_tmp(void **state)
-{
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/zkpd-g16p-XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown_tmp(void **state)
-{
-	(void)state;
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 int main(void)
 {
 	tu_seed();
@@ -468,5 +446,5 @@ int main(void)
 		cmocka_unit_test(test_snarkjs_convention),
 		cmocka_unit_test(test_synth_sizes),
 	};
-	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
+	return cmocka_run_group_tests(tests, g16t_setup_tmp, g16t_teardown_tmp);
 }
