@@ -5,7 +5,9 @@
  * Exit codes: 0 success, 1 the operation failed (a file refused, a witness
  * that does not satisfy the circuit), 2 usage error.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "zkp_cmds.h"
@@ -51,4 +53,29 @@ int main(int argc, char **argv)
 	fprintf(stderr, "zkp: unknown command '%s'\n\n", argv[1]);
 	usage(stderr);
 	return ZKP_EXIT_USAGE;
+}
+
+int zkp_parse_seed(const char *cmd, const char *arg, uint64_t *seed)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(arg, &end, 0);
+	if (!*arg || *end || errno || arg[0] == '-') {
+		fprintf(stderr, "zkp %s: bad --seed '%s'\n", cmd, arg);
+		return -1;
+	}
+	*seed = v;
+	return 0;
+}
+
+int zkp_parse_threads(const char *cmd, const char *arg, long *threads)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+	if (!*arg || *end || v < 1 || v > 1024) {
+		fprintf(stderr, "zkp %s: bad --threads '%s'\n", cmd, arg);
+		return -1;
+	}
+	*threads = v;
+	return 0;
 }

@@ -9,6 +9,7 @@
 #define ZKPD_TOOLS_ZKP_CMDS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #define ZKP_EXIT_OK 0
 #define ZKP_EXIT_FAIL 1
@@ -27,6 +28,13 @@ int zkp_cmd_export_vk(int argc, char **argv);
 /* Helpers shared by subcommands. */
 /* Prints s as a JSON string literal (quoted, escaped). */
 void zkp_print_json_string(const char *s);
+/* Option values shared by several subcommands. Each prints
+ * "zkp CMD: bad --OPTION 'ARG'" on stderr and returns -1 when arg is not
+ * valid: a seed is a non-negative integer (decimal or 0x hex), a thread
+ * count 1..1024. */
+int zkp_parse_seed(const char *cmd, const char *arg, uint64_t *seed);
+int zkp_parse_threads(const char *cmd, const char *arg, long *threads);
+
 /* zkp inspect for a Groth16 key or verifying key; returns the exit code. */
 int zkp_inspect_key(const char *path, bool json);
 

@@ -70,19 +70,12 @@ int zkp_cmd_dev_ptau(int argc, char **argv)
 				return ZKP_EXIT_USAGE;
 			}
 		} else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
-			errno = 0;
-			seed = strtoull(argv[++i], &end, 0);
-			if (*end || errno || argv[i][0] == '-') {
-				fprintf(stderr, "zkp dev-ptau: bad --seed '%s'\n", argv[i]);
+			if (zkp_parse_seed("dev-ptau", argv[++i], &seed))
 				return ZKP_EXIT_USAGE;
-			}
 			have_seed = true;
 		} else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
-			threads = strtol(argv[++i], &end, 10);
-			if (*end || threads < 1 || threads > 1024) {
-				fprintf(stderr, "zkp dev-ptau: bad --threads '%s'\n", argv[i]);
+			if (zkp_parse_threads("dev-ptau", argv[++i], &threads))
 				return ZKP_EXIT_USAGE;
-			}
 		} else {
 			fprintf(stderr, "zkp dev-ptau: unexpected argument '%s'\n", argv[i]);
 			help(stderr);

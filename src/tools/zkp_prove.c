@@ -78,12 +78,8 @@ int zkp_cmd_prove(int argc, char **argv)
 		} else if (!strcmp(a, "--no-cache")) {
 			no_cache = true;
 		} else if (!strcmp(a, "--threads") && more) {
-			char *end;
-			threads = strtol(argv[++i], &end, 10);
-			if (*end || threads < 1 || threads > 1024) {
-				fprintf(stderr, "zkp prove: bad --threads '%s'\n", argv[i]);
+			if (zkp_parse_threads("prove", argv[++i], &threads))
 				return ZKP_EXIT_USAGE;
-			}
 		} else {
 			fprintf(stderr, "zkp prove: unexpected argument '%s'\n", a);
 			help(stderr);

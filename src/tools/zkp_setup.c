@@ -45,26 +45,18 @@ int zkp_cmd_setup(int argc, char **argv)
 	bool have_seed = false;
 	long threads = sysconf(_SC_NPROCESSORS_ONLN);
 	for (int i = 1; i < argc; i++) {
-		char *end;
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			help(stdout);
 			return ZKP_EXIT_OK;
 		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			name = argv[++i];
 		} else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
-			errno = 0;
-			seed = strtoull(argv[++i], &end, 0);
-			if (*end || errno || argv[i][0] == '-') {
-				fprintf(stderr, "zkp setup: bad --seed '%s'\n", argv[i]);
+			if (zkp_parse_seed("setup", argv[++i], &seed))
 				return ZKP_EXIT_USAGE;
-			}
 			have_seed = true;
 		} else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
-			threads = strtol(argv[++i], &end, 10);
-			if (*end || threads < 1 || threads > 1024) {
-				fprintf(stderr, "zkp setup: bad --threads '%s'\n", argv[i]);
+			if (zkp_parse_threads("setup", argv[++i], &threads))
 				return ZKP_EXIT_USAGE;
-			}
 		} else if (argv[i][0] == '-' || pce_path) {
 			fprintf(stderr, "zkp setup: unexpected argument '%s'\n", argv[i]);
 			help(stderr);
