@@ -38,7 +38,17 @@
 	X(ERR_WRONG_PRIME, -19, "data is over a different prime field")        \
 	X(ERR_RANGE, -20, "value out of range")                                \
 	X(ERR_UNSATISFIED, -21, "witness does not satisfy a constraint")       \
-	X(ERR_MISMATCH, -22, "sizes or digests of related objects disagree")
+	X(ERR_MISMATCH, -22, "sizes or digests of related objects disagree")  \
+	X(ERR_NOT_FOUND, -23, "no such job, circuit or file")                 \
+	X(ERR_BUSY, -24, "resource is in use")                                 \
+	X(ERR_CANCELLED, -25, "job was cancelled")                             \
+	X(ERR_TIMEOUT, -26, "timed out")                                       \
+	X(ERR_SHUTDOWN, -27, "daemon is shutting down")                        \
+	X(ERR_LIMIT, -28, "a configured limit was exceeded")                   \
+	X(ERR_DENIED, -29, "not permitted")                                    \
+	X(ERR_CONFIG, -30, "invalid configuration")                            \
+	X(ERR_PROTOCOL, -31, "malformed or unexpected protocol message")       \
+	X(ERR_DEVICE, -32, "device failure")
 
 enum zkp_err {
 #define ZKP_ERR_ENUM(name, code, text) ZKP_##name = (code),

@@ -1,0 +1,130 @@
+/*
+ * config: zkpd's configuration, an INI file read with libinih and driven by
+ * one option table (src/config/options.c). The same table parses, validates,
+ * names the option and the file:line in every error, prints the default
+ * configuration (zkpd --print-default-config) and writes docs/config.md
+ * (zkpd --print-config-doc; a test checks docs/config.md equals its output).
+ *
+ * Invariants:
+ *  - zkp_config_init gives a complete, valid configuration: CPU backend (or
+ *    every GPU found), a Unix socket in the runtime directory, no circuits
+ *    (the daemon then adds its bundled demo circuit).
+ *  - Every option has exactly one table row: name, type, default, bounds,
+ *    one-line doc. Unknown sections or keys, a value out of bounds, a bad
+ *    suffix, a repeated key: ZKP_ERR_CONFIG with "FILE:LINE: section.key: what
+ *    was wrong (expected ...)".
+ *  - Circuits are sections [circuit.NAME] (NAME: 1-63 of [A-Za-z0-9_.-]),
+ *    each with keys pce, key (paths, required), key_format (zkey | bellman,
+ *    required) and preload (bool, default false). Relative paths are
+ *    resolved against the config file's directory.
+ *  - Value syntax: bool true/false/yes/no/on/off/1/0; sizes are bytes with
+ *    an optional K, M, G, T suffix (powers of 1024, also KiB, MiB...);
+ *    durations take ms, s, m, h (a bare number is seconds); modes are octal
+ *    (0660).
+ *
+ * Threads: no shared state; a zkp_config is read-only once loaded.
+ */
+#ifndef ZKPD_CONFIG_H
+#define ZKPD_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "zkpd/error.h"
+#include "zkpd/log.h"
+
+#define ZKP_CONFIG_MAX_LISTEN 4
+#define ZKP_CONFIG_NAME_MAX 64
+
+enum zkp_key_format { ZKP_KEY_FORMAT_ZKEY, ZKP_KEY_FORMAT_BELLMAN };
+
+/* A listen or connect address: "unix:PATH" or "tcp:HOST:PORT" (HOST may be
+ * a name, an IPv4 address or a bracketed IPv6 address). */
+typedef struct {
+	enum { ZKP_ADDR_UNIX, ZKP_ADDR_TCP } kind;
+	char path[108]; /* unix: sun_path limit, NUL included */
+	char host[256]; /* tcp, brackets removed */
+	uint16_t port;  /* tcp, 1..65535 */
+} zkp_address;
+
+/* Parses one address. Errors: ZKP_ERR_CONFIG naming what was wrong (no
+ * "unix:" or "tcp:" prefix, an empty or too long path, a bad port). */
+int zkp_address_parse(zkp_address *ret, const char *text, zkp_error *err);
+/* The default socket: "$XDG_RUNTIME_DIR/zkpd.sock" when that variable names
+ * a directory, else "/tmp/zkpd-UID/zkpd.sock". Writes "unix:..." into buf. */
+void zkp_address_default(char *buf, size_t size);
+
+typedef struct {
+	char name[ZKP_CONFIG_NAME_MAX];
+	char *pce, *key; /* absolute or relative to the process's cwd */
+	enum zkp_key_format key_format;
+	bool preload;
+	/* Not an INI key: set by zkpd for its bundled demo circuit, whose key
+	 * is an INSECURE development key; Status and logs say so. */
+	bool insecure_dev_key;
+} zkp_config_circuit;
+
+typedef struct {
+	/* [server] */
+	zkp_address listen[ZKP_CONFIG_MAX_LISTEN]; /* listen = ADDR[, ADDR...] */
+	size_t n_listen;
+	unsigned socket_mode;       /* socket_mode, octal, default 0660 */
+	uint64_t max_frame_bytes;   /* default 1 GiB: a witness travels in one frame */
+	uint32_t max_connections;   /* default 4096 */
+	uint64_t conn_buffer_bytes; /* per connection unsent replies before reading pauses, 16 MiB */
+	uint64_t idle_timeout_ms;   /* connection with no frame and no call, default 300 s; 0 off */
+	uint64_t shutdown_grace_ms; /* default 30 s */
+	char *witness_dir;          /* NULL: witness paths are refused */
+	uint32_t max_queued;        /* jobs waiting, default 10000 */
+	uint32_t job_history;       /* finished jobs kept for Await and idempotency, 1024 */
+	/* [gpus] */
+	char *devices;               /* "auto" (default), "cpu", or a list "0,1" */
+	uint32_t workers_per_device; /* default 1, 1..64 */
+	/* [pipeline] */
+	uint32_t pipeline_depth; /* jobs between the CPU and device stages, default 2, 1..64 */
+	/* [synthesis] */
+	uint32_t synthesis_threads; /* 0 (default): one per online CPU */
+	/* [memory] */
+	uint64_t memory_budget;      /* 0 (default): MemTotal - reserve */
+	uint64_t memory_reserve;     /* default 2 GiB */
+	uint64_t critical_reserve;   /* budget only CRITICAL jobs may use; 0 = one working set
+				      * of the largest loaded circuit (default) */
+	bool purge_between_stages;   /* default true */
+	/* [log] */
+	enum zkp_log_level log_level; /* error | warn | info (default) | debug */
+	/* [circuit.NAME] sections, in file order */
+	zkp_config_circuit *circuits;
+	size_t n_circuits;
+	char *source; /* the file read, NULL for defaults */
+} zkp_config;
+
+/* Appends a circuit (strings copied). Errors: ZKP_ERR_CONFIG (bad or
+ * duplicate name), ZKP_ERR_NOMEM. */
+int zkp_config_add_circuit(zkp_config *cfg, const zkp_config_circuit *c, zkp_error *err);
+
+/* Fills the defaults (no allocation except that listen holds the default
+ * address). */
+void zkp_config_init(zkp_config *cfg);
+/* Frees strings and circuits; accepts a zeroed or initialised config. */
+void zkp_config_release(zkp_config *cfg);
+
+/* Reads path on top of the defaults (cfg is initialised here first, so it
+ * may be zeroed or hold nothing that needs releasing). On error *cfg is released and err says
+ * "path:line: section.key: ...". Errors: ZKP_ERR_IO (cannot open),
+ * ZKP_ERR_CONFIG, ZKP_ERR_NOMEM. */
+int zkp_config_load(zkp_config *cfg, const char *path, zkp_error *err);
+/* The same from text; name stands for the file in messages and relative
+ * paths resolve against the cwd. */
+int zkp_config_parse(zkp_config *cfg, const char *text, const char *name, zkp_error *err);
+
+/* Looks up a circuit section by name, NULL if none. */
+const zkp_config_circuit *zkp_config_circuit_find(const zkp_config *cfg, const char *name);
+
+/* Every option with its default and doc as a commented INI file. */
+void zkp_config_print_default(FILE *f);
+/* docs/config.md: one table per section from the option table. */
+void zkp_config_print_doc(FILE *f);
+
+#endif

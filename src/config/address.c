@@ -1,0 +1,98 @@
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "zkpd/config.h"
+
+#define EXPECTED "(expected unix:PATH or tcp:HOST:PORT)"
+
+int zkp_address_parse(zkp_address *ret, const char *text, zkp_error *err)
+{
+	zkp_address a;
+	memset(&a, 0, sizeof(a));
+
+	if (strncmp(text, "unix:", 5) == 0) {
+		const char *path = text + 5;
+		size_t len = strlen(path);
+		if (len == 0)
+			return zkp_error_set(err, ZKP_ERR_CONFIG,
+					     "empty socket path in \"%s\" " EXPECTED, text);
+		if (len >= sizeof(a.path))
+			return zkp_error_set(err, ZKP_ERR_CONFIG,
+					     "socket path of %zu bytes in \"%s\" is too long "
+					     "(expected at most %zu bytes)",
+					     len, text, sizeof(a.path) - 1);
+		a.kind = ZKP_ADDR_UNIX;
+		memcpy(a.path, path, len + 1);
+		*ret = a;
+		return 0;
+	}
+	if (strncmp(text, "tcp:", 4) != 0)
+		return zkp_error_set(err, ZKP_ERR_CONFIG,
+				     "address \"%s\" has no unix: or tcp: prefix " EXPECTED, text);
+
+	const char *host = text + 4, *host_end, *colon;
+	if (*host == '[') {
+		host++;
+		host_end = strchr(host, ']');
+		if (!host_end || host_end[1] != ':')
+			return zkp_error_set(err, ZKP_ERR_CONFIG,
+					     "bad IPv6 address in \"%s\" (expected tcp:[ADDR]:PORT)",
+					     text);
+		colon = host_end + 1;
+	} else {
+		colon = strrchr(host, ':');
+		if (!colon)
+			return zkp_error_set(err, ZKP_ERR_CONFIG,
+					     "no port in \"%s\" (expected tcp:HOST:PORT)", text);
+		host_end = colon;
+		if (memchr(host, ':', (size_t)(host_end - host)))
+			return zkp_error_set(err, ZKP_ERR_CONFIG,
+					     "bad host in \"%s\" (expected tcp:[ADDR]:PORT for "
+					     "IPv6)", text);
+	}
+	size_t hlen = (size_t)(host_end - host);
+	if (hlen == 0 || hlen >= sizeof(a.host))
+		return zkp_error_set(err, ZKP_ERR_CONFIG,
+				     "%s host in \"%s\" (expected 1 to %zu bytes)",
+				     hlen ? "too long a" : "empty", text, sizeof(a.host) - 1);
+
+	const char *p = colon + 1;
+	unsigned long port = 0;
+	if (!*p)
+		goto bad_port;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9')
+			goto bad_port;
+		port = port * 10 + (unsigned long)(*p - '0');
+		if (port > 65535)
+			goto bad_port;
+	}
+	if (port == 0)
+		goto bad_port;
+	a.kind = ZKP_ADDR_TCP;
+	memcpy(a.host, host, hlen);
+	a.host[hlen] = 0;
+	a.port = (uint16_t)port;
+	*ret = a;
+	return 0;
+bad_port:
+	return zkp_error_set(err, ZKP_ERR_CONFIG, "bad port \"%s\" in \"%s\" (expected 1..65535)",
+			     colon + 1, text);
+}
+
+void zkp_address_default(char *buf, size_t size)
+{
+	const char *dir = getenv("XDG_RUNTIME_DIR");
+	struct stat st;
+	/* sun_path holds 108 bytes; a runtime directory too long for it falls
+	 * back to /tmp rather than yielding an address that cannot be bound. */
+	if (dir && dir[0] == '/' && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    strlen(dir) + sizeof("/zkpd.sock") <= sizeof(((zkp_address *)0)->path)) {
+		snprintf(buf, size, "unix:%s/zkpd.sock", dir);
+		return;
+	}
+	snprintf(buf, size, "unix:/tmp/zkpd-%u/zkpd.sock", (unsigned)getuid());
+}
