@@ -37,10 +37,9 @@
 #include "bench_util.h"
 #include "zkpd/backend.h"
 #include "zkpd/groth16_io.h"
+#include "zkpd/groth16_job.h"
 #include "zkpd/groth16_prove.h"
 #include "zkpd/mem.h"
-#include "zkpd/msm.h"
-#include "zkpd/ntt.h"
 #include "zkpd/synth.h"
 
 static void help(FILE *f)
@@ -52,46 +51,9 @@ static void help(FILE *f)
 
 static const double MIB = 1024.0 * 1024.0;
 
-/* ---- the memory model (docs/memory.md) ---- */
-
-typedef struct {
-	double circuit; /* mapped .pce plus decoded coefficient values */
-	double key;     /* the key's backing block */
-	double key_src; /* source mapped while a key is decoded (0 from a cache) */
-	double witness, abc, domain, dens, msm_g1, msm_g2;
-	double ws_eval, ws_msm, ws; /* a job's working set at its two peaks, and the max */
-} model;
-
 static double maxd(double a, double b)
 {
 	return a > b ? a : b;
-}
-
-static void model_of(model *m, const zkp_pce *pce, const zkp_groth16_pk *pk, unsigned threads)
-{
-	const zkp_pce_dims *d = zkp_pce_get_dims(pce);
-	const double fr = (double)sizeof(zkp_fr);
-	const size_t n = (size_t)1 << d->domain_log2;
-	const size_t n_all = (size_t)(d->n_inputs + d->n_aux);
-	memset(m, 0, sizeof(*m));
-	m->circuit = (double)zkp_pce_mapped_bytes(pce);
-	for (int k = 0; k < 3; k++)
-		m->circuit += fr * (double)zkp_pce_matrix(pce, (enum zkp_pce_matrix)k)->n_values;
-	m->key = (double)pk->mem_bytes;
-	m->key_src = pk->mem_mapped ? 0 : (double)pk->source_bytes;
-	m->witness = fr * (double)n_all;
-	m->abc = 3.0 * fr * (double)n;
-	m->domain = (double)zkp_ntt_domain_mem_size(d->domain_log2);
-	m->dens = 2.0 * 8.0 * (double)((n_all + 63) / 64);
-	/* The G1 MSMs run one after the other; the G2 one beside them. */
-	m->msm_g1 = (double)zkp_msm_g1_scratch_size(pk->n[ZKP_GROTH16_H], threads, NULL);
-	m->msm_g1 = maxd(m->msm_g1, (double)zkp_msm_g1_scratch_size((size_t)d->n_aux, threads,
-								    NULL));
-	m->msm_g1 = maxd(m->msm_g1, (double)zkp_msm_g1_scratch_size(n_all, threads, NULL));
-	m->msm_g2 = (double)zkp_msm_g2_scratch_size(n_all, threads, NULL);
-	m->ws_eval = m->witness + m->abc + m->domain;
-	m->ws_msm = m->witness + fr * (double)n + m->domain + m->dens + m->msm_g1 + m->msm_g2;
-	m->ws = maxd(m->ws_eval, m->ws_msm);
 }
 
 /* ---- recording ---- */
@@ -519,7 +481,7 @@ int bench_pipeline_main(int argc, char **argv)
 
 	/* The model needs a circuit and key: the shared ones, or a probe load
 	 * (taken after the measurement so it does not count). */
-	model m;
+	zkp_groth16_mem_model m;
 	const zkp_pce *mp = pce;
 	const zkp_groth16_pk *mk = &pk;
 	if (baseline) {
@@ -535,7 +497,7 @@ int bench_pipeline_main(int argc, char **argv)
 	}
 	/* Workers read the peak before the probe load. */
 	zkp_mem_rss fin = rec.recs[rec.n_recs - 1].s.rss;
-	model_of(&m, mp, mk, zkp_pool_threads(pool));
+	zkp_groth16_mem_model_of(&m, mp, mk, zkp_pool_threads(pool));
 	/* The sampled peak overall and over the proofs alone (in shared mode
 	 * the key's load transient can exceed the proofs' peak). */
 	uint64_t peak_sampled = 0, run_peak = 0;

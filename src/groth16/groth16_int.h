@@ -8,10 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "zkpd/error.h"
 #include "zkpd/groth16.h"
 #include "zkpd/groth16_io.h"
+#include "zkpd/groth16_job.h"
 #include "zkpd/pool.h"
 
 /* Sections of a key's backing block start on this boundary (cache lines;
@@ -123,6 +125,21 @@ zkp_g2_affine *g16_fb_g2_table(void);
  * Errors: ZKP_ERR_NOMEM. */
 int g16_fb_muls(void *out, const void *table, bool g2, const zkp_fr *scalars, size_t n,
 		zkp_pool *pool);
+
+/* Monotonic seconds, for the prover's stage times. */
+static inline double g16_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Sets the observer the job's stages call at the boundaries of enum
+ * zkp_groth16_stage (zkp_groth16_prove_staged's on_stage; fn may be NULL):
+ * EVAL after a, b, c are filled, NTT once H is in a while b and c are
+ * still held, MSM in finish once the G2 thread is joined and the MSM
+ * inputs are dropped. Called before zkp_groth16_job_eval. */
+void g16_job_observe(zkp_groth16_job *job, zkp_groth16_stage_fn fn, void *arg);
 
 /* Big-endian u32 (bellman counts), little-endian u32/u64 (zkey). */
 static inline uint32_t g16_be32(const uint8_t *p)

@@ -1,0 +1,588 @@
+/*
+ * The Groth16 prover's stages (groth16_job.h). Math: shared/notes/filecoin.md
+ * section 6 and shared/notes/interop.md sections 7-8.
+ *
+ * With a satisfying witness, P(X) = A(X) B(X) - C(X) vanishes on the domain
+ * (the input rows too, since B = C = 0 there), so P = h Z. The key's H
+ * query turns the scalars computed below into [h(tau) Z(tau) / delta]_1,
+ * and the proof is
+ *   A = alpha + sum w_j u_j(tau) + r delta,
+ *   B = beta + sum w_j v_j(tau) + s delta,
+ *   C = sum_aux w_j l_j + H + s A + r B_1 - r s delta.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/rand.h>
+
+#include "groth16_int.h"
+#include "zkpd/groth16_job.h"
+
+static int rand_fr(zkp_fr *ret, zkp_error *err)
+{
+	uint64_t wide[2 * ZKP_FR_LIMBS];
+	/* 512 random bits reduced mod r: the bias is below 2^-256. */
+	if (RAND_bytes((unsigned char *)wide, sizeof(wide)) != 1)
+		return zkp_error_set(err, ZKP_ERR_IO, "prove: RAND_bytes failed");
+	zkp_fr_from_wide(ret, wide);
+	return 0;
+}
+
+/* ---- pointwise stages, row-parallel ---- */
+
+struct pw_ctx {
+	zkp_fr *a;
+	const zkp_fr *b, *c;
+	zkp_fr scale;
+	bool do_scale;
+};
+
+static void pw_task(void *arg, size_t begin, size_t end)
+{
+	struct pw_ctx *p = arg;
+	for (size_t i = begin; i < end; i++) {
+		zkp_fr_mul(&p->a[i], &p->a[i], &p->b[i]);
+		zkp_fr_sub(&p->a[i], &p->a[i], &p->c[i]);
+		if (p->do_scale)
+			zkp_fr_mul(&p->a[i], &p->a[i], &p->scale);
+	}
+}
+
+/* a = (a b - c) * scale (when do_scale), over n elements. */
+static void pointwise(zkp_fr *a, const zkp_fr *b, const zkp_fr *c, size_t n,
+		      const zkp_fr *scale, zkp_pool *pool)
+{
+	struct pw_ctx p = { .a = a, .b = b, .c = c, .do_scale = scale != NULL };
+	if (scale)
+		p.scale = *scale;
+	zkp_pool_run(pool, n, 4096, pw_task, &p);
+}
+
+/* ---- densities over the full assignment [inputs | aux] ---- */
+
+static bool bit(const uint64_t *d, uint64_t i)
+{
+	return (d[i / 64] >> (i % 64)) & 1;
+}
+
+static void set_bit(uint64_t *d, uint64_t i)
+{
+	d[i / 64] |= UINT64_C(1) << (i % 64);
+}
+
+/* dst (n_in + n_aux bits) = [in_bits or all ones | aux_bits]. */
+static void join_density(uint64_t *dst, const uint64_t *in_bits, uint64_t n_in,
+			 const uint64_t *aux_bits, uint64_t n_aux)
+{
+	memset(dst, 0, ((n_in + n_aux + 63) / 64) * sizeof(uint64_t));
+	for (uint64_t i = 0; i < n_in; i++)
+		if (!in_bits || bit(in_bits, i))
+			set_bit(dst, i);
+	for (uint64_t i = 0; i < n_aux; i++)
+		if (bit(aux_bits, i))
+			set_bit(dst, n_in + i);
+}
+
+/* ---- the B_G2 MSM on its own thread ---- */
+
+struct g2_job {
+	zkp_backend *be;
+	zkp_g2 ret;
+	const zkp_dbuf *bases, *scalars;
+	const uint64_t *density;
+	size_t n;
+	int rc;
+	double secs;
+};
+
+static void *g2_thread(void *arg)
+{
+	struct g2_job *j = arg;
+	double t0 = g16_now();
+	j->rc = zkp_backend_msm_g2(j->be, &j->ret, j->bases, j->scalars, j->density, j->n, NULL);
+	j->secs = g16_now() - t0;
+	return NULL;
+}
+
+/* Runs one G1 MSM over host memory imported into the backend. */
+static int msm_g1_host(zkp_backend *be, zkp_g1 *ret, const zkp_g1_affine *bases,
+		       size_t n_bases, const zkp_fr *scalars, const uint64_t *density, size_t n,
+		       double *secs)
+{
+	zkp_dbuf b = { 0 }, s = { 0 };
+	double t0 = g16_now();
+	int rc = zkp_backend_import_host(be, &b, bases, n_bases * sizeof(*bases));
+	if (!rc)
+		rc = zkp_backend_import_host(be, &s, scalars, n * sizeof(*scalars));
+	if (!rc)
+		rc = zkp_backend_msm_g1(be, ret, &b, &s, density, n, NULL);
+	zkp_backend_release(be, &s);
+	zkp_backend_release(be, &b);
+	*secs = g16_now() - t0;
+	return rc;
+}
+
+/* Finds the unsatisfied row behind a proof that did not verify, or says
+ * the key is not this circuit's. */
+static int explain_failure(const zkp_pce *pce, const zkp_fr *w, zkp_pool *pool,
+			   zkp_error *err)
+{
+	uint64_t row = 0;
+	zkp_error e = { 0 };
+	int rc = zkp_pce_check(pce, w, &row, pool, &e);
+	if (rc == ZKP_ERR_UNSATISFIED)
+		return zkp_error_set(err, rc, "prove: witness does not satisfy row %" PRIu64
+					      " (%s); no proof", row, e.msg);
+	if (rc)
+		return zkp_error_set(err, rc, "prove: %s", zkp_error_text(&e, rc));
+	return zkp_error_set(err, ZKP_ERR_MISMATCH,
+			     "prove: the proof does not verify against the key's own verifying "
+			     "key although the witness satisfies the circuit: the key was made "
+			     "for another circuit");
+}
+
+/* ---- the job ---- */
+
+/* The last stage that succeeded; FAILED once one did not. */
+enum job_state { JOB_NEW, JOB_EVAL, JOB_NTT, JOB_MSM, JOB_DONE, JOB_FAILED };
+
+static const char *const state_names[] = { "job_new", "eval", "ntt", "msm", "finish" };
+
+struct zkp_groth16_job {
+	const zkp_pce *pce;
+	const zkp_groth16_pk *pk;
+	const zkp_fr *w;
+	zkp_backend *be;
+	zkp_pool *pool;
+	zkp_groth16_stage_fn on_stage;
+	void *arg;
+	enum job_state state;
+	zkp_dbuf bufs[3]; /* a, b, c; H overwrites a */
+	void *dom_mem;
+	uint64_t *dens_a, *dens_b;
+	zkp_dbuf b2_bases, w_buf;
+	/* The G2 thread reads g2 and the two dbufs above through pointers
+	 * into the job, which is why they live here and not on a stage's
+	 * stack. */
+	bool g2_started;
+	pthread_t g2_tid;
+	struct g2_job g2;
+	zkp_g1 sum_h, sum_l, sum_a, sum_b1;
+	zkp_groth16_prove_times tm;
+};
+
+void g16_job_observe(zkp_groth16_job *job, zkp_groth16_stage_fn fn, void *arg)
+{
+	job->on_stage = fn;
+	job->arg = arg;
+}
+
+static void observe(const zkp_groth16_job *job, enum zkp_groth16_stage stage)
+{
+	if (job->on_stage)
+		job->on_stage(job->arg, stage);
+}
+
+static void join_g2(zkp_groth16_job *job)
+{
+	if (!job->g2_started)
+		return;
+	pthread_join(job->g2_tid, NULL);
+	job->g2_started = false;
+	job->tm.msm_b_g2 = job->g2.secs;
+}
+
+/* The MSM inputs and workspaces; the G2 thread must be joined. */
+static void release_msm_inputs(zkp_groth16_job *job)
+{
+	zkp_backend_release(job->be, &job->w_buf);
+	zkp_backend_release(job->be, &job->b2_bases);
+	free(job->dom_mem);
+	free(job->dens_a);
+	free(job->dens_b);
+	job->dom_mem = NULL;
+	job->dens_a = job->dens_b = NULL;
+}
+
+static void release_all(zkp_groth16_job *job)
+{
+	join_g2(job);
+	release_msm_inputs(job);
+	for (int i = 0; i < 3; i++)
+		zkp_backend_release(job->be, &job->bufs[i]);
+}
+
+/* Admits a stage only right after the one before it; the job keeps its
+ * state, so a caller that got the order wrong can still go on. */
+static int enter(const zkp_groth16_job *job, enum job_state after, const char *stage,
+		 zkp_error *err)
+{
+	if (job->state == after)
+		return 0;
+	if (job->state == JOB_FAILED)
+		return zkp_error_set(err, ZKP_ERR_INVAL,
+				     "prove: stage %s after a failed stage; the job can only be "
+				     "freed", stage);
+	return zkp_error_set(err, ZKP_ERR_INVAL,
+			     "prove: stage %s out of order: it follows %s, the job's last stage "
+			     "is %s", stage, state_names[after], state_names[job->state]);
+}
+
+/* Ends a stage: a failure drops every buffer at once (the job is dead,
+ * and its memory should not wait for the caller's free). */
+static int leave(zkp_groth16_job *job, int rc, enum job_state done, double t0)
+{
+	if (rc) {
+		job->state = JOB_FAILED;
+		release_all(job);
+	} else {
+		job->state = done;
+	}
+	job->tm.total += g16_now() - t0;
+	return rc;
+}
+
+int zkp_groth16_job_new(zkp_groth16_job **ret, const zkp_pce *pce, const zkp_groth16_pk *pk,
+			const zkp_fr *w, size_t n_w, zkp_backend *be, zkp_pool *pool,
+			zkp_error *err)
+{
+	double t0 = g16_now();
+	const zkp_pce_dims *dims = zkp_pce_get_dims(pce);
+	const uint64_t n_in = dims->n_inputs, n_aux = dims->n_aux;
+	zkp_groth16_job *job = NULL;
+	int rc = 0;
+
+	*ret = NULL;
+	if (n_w != (size_t)(n_in + n_aux)) {
+		rc = zkp_error_set(err, ZKP_ERR_MISMATCH,
+				   "prove: witness has %zu values, the circuit needs %" PRIu64
+				   " (%" PRIu64 " inputs with ONE + %" PRIu64 " aux)",
+				   n_w, n_in + n_aux, n_in, n_aux);
+		goto out;
+	}
+	if (!be->host_visible) {
+		rc = zkp_error_set(err, ZKP_ERR_UNSUPPORTED,
+				   "prove: backend %s keeps its memory off the host; the prover "
+				   "needs host-visible buffers", be->ops->name);
+		goto out;
+	}
+	zkp_groth16_shape shape;
+	zkp_groth16_shape_from_pce(&shape, dims, zkp_pce_density_a_aux(pce),
+				   zkp_pce_density_b_input(pce), zkp_pce_density_b_aux(pce));
+	rc = zkp_groth16_pk_check_shape(pk, &shape, pk->source_path, err);
+	if (rc)
+		goto out;
+	if (!zkp_fr_is_one(&w[0])) {
+		rc = zkp_error_set(err, ZKP_ERR_INVAL, "prove: witness value 0 is not ONE");
+		goto out;
+	}
+	job = calloc(1, sizeof(*job));
+	if (!job) {
+		rc = zkp_error_set(err, ZKP_ERR_NOMEM, "prove: no memory for a proving job");
+		goto out;
+	}
+	job->pce = pce;
+	job->pk = pk;
+	job->w = w;
+	job->be = be;
+	job->pool = pool;
+	job->state = JOB_NEW;
+	job->tm.total = g16_now() - t0;
+	*ret = job;
+out:
+	return rc;
+}
+
+/* a, b, c over the circuit rows, the input rows, zero padding. */
+int zkp_groth16_job_eval(zkp_groth16_job *job, zkp_error *err)
+{
+	int rc = enter(job, JOB_NEW, "eval", err);
+	if (rc)
+		return rc;
+	double t0 = g16_now();
+	const zkp_pce_dims *dims = zkp_pce_get_dims(job->pce);
+	const uint64_t n_in = dims->n_inputs, m = dims->n_constraints;
+	const size_t n = (size_t)1 << dims->domain_log2;
+	zkp_backend *be = job->be;
+
+	for (int i = 0; i < 3; i++) {
+		rc = zkp_backend_alloc(be, &job->bufs[i], n * sizeof(zkp_fr));
+		if (rc) {
+			zkp_error_set(err, rc, "prove: cannot allocate %zu bytes for a, b, c",
+				      3 * n * sizeof(zkp_fr));
+			goto out;
+		}
+	}
+	zkp_fr *a = job->bufs[0].ptr, *b = job->bufs[1].ptr, *c = job->bufs[2].ptr;
+	zkp_pce_eval(job->pce, job->w, a, b, c, job->pool);
+	memcpy(a + m, job->w, n_in * sizeof(zkp_fr));
+	memset(a + m + n_in, 0, (n - m - n_in) * sizeof(zkp_fr));
+	memset(b + m, 0, (n - m) * sizeof(zkp_fr));
+	memset(c + m, 0, (n - m) * sizeof(zkp_fr));
+	job->tm.eval = g16_now() - t0;
+	observe(job, ZKP_GROTH16_STAGE_EVAL);
+out:
+	return leave(job, rc, JOB_EVAL, t0);
+}
+
+/* H, in the key's convention (groth16_prove.h), into a. */
+int zkp_groth16_job_ntt(zkp_groth16_job *job, zkp_error *err)
+{
+	int rc = enter(job, JOB_EVAL, "ntt", err);
+	if (rc)
+		return rc;
+	double t0 = g16_now();
+	const unsigned log_n = zkp_pce_get_dims(job->pce)->domain_log2;
+	const size_t n = (size_t)1 << log_n;
+	const bool snarkjs = job->pk->h_conv == ZKP_GROTH16_H_SNARKJS;
+	zkp_backend *be = job->be;
+	zkp_dbuf *bufs = job->bufs;
+	zkp_fr *a = bufs[0].ptr, *b = bufs[1].ptr, *c = bufs[2].ptr;
+
+	job->dom_mem = aligned_alloc(64, (zkp_ntt_domain_mem_size(log_n) + 63) & ~(size_t)63);
+	if (!job->dom_mem) {
+		rc = zkp_error_set(err, ZKP_ERR_NOMEM, "prove: no memory for the NTT domain");
+		goto out;
+	}
+	zkp_ntt_domain dom;
+	zkp_fr shift;
+	if (snarkjs) {
+		/* The odd coset w_{2n} H_n: w_{2n}^2 = w_n, 5-based roots. */
+		if (log_n + 1 > 32) {
+			rc = zkp_error_set(err, ZKP_ERR_UNSUPPORTED,
+					   "prove: snarkjs domain of 2^%u points", log_n);
+			goto out;
+		}
+		zkp_ntt_root_of_unity(&shift, log_n + 1, ZKP_NTT_ROOTS_SNARKJS);
+	} else {
+		zkp_fr_set_u64(&shift, 7);
+	}
+	rc = zkp_ntt_domain_init(&dom, log_n, snarkjs ? ZKP_NTT_ROOTS_SNARKJS : ZKP_NTT_ROOTS_BELLMAN,
+				 &shift, job->dom_mem, job->pool);
+	if (rc) {
+		zkp_error_set(err, rc, "prove: NTT domain of 2^%u points", log_n);
+		goto out;
+	}
+	const zkp_ntt_opts to_coeffs = { true, false, ZKP_NTT_NATURAL, ZKP_NTT_BITREV };
+	const zkp_ntt_opts to_coset = { false, true, ZKP_NTT_BITREV, ZKP_NTT_NATURAL };
+	for (int i = 0; i < 3 && !rc; i++) {
+		rc = zkp_backend_ntt(be, &bufs[i], &dom, &to_coeffs);
+		if (!rc)
+			rc = zkp_backend_ntt(be, &bufs[i], &dom, &to_coset);
+	}
+	if (!rc)
+		rc = zkp_backend_sync(be);
+	if (rc) {
+		zkp_error_set(err, rc, "prove: NTT on backend %s failed", be->ops->name);
+		goto out;
+	}
+	if (snarkjs) {
+		pointwise(a, b, c, n, NULL, job->pool);
+	} else {
+		/* Z(X) = X^n - 1 takes the single value g^n - 1 on the coset g H. */
+		zkp_fr zinv, one;
+		uint64_t e = n;
+		zkp_fr_pow(&zinv, &shift, &e, 1);
+		zkp_fr_set_one(&one);
+		zkp_fr_sub(&zinv, &zinv, &one);
+		zkp_fr_inv(&zinv, &zinv);
+		pointwise(a, b, c, n, &zinv, job->pool);
+		const zkp_ntt_opts from_coset = { true, true, ZKP_NTT_NATURAL, ZKP_NTT_NATURAL };
+		rc = zkp_backend_ntt(be, &bufs[0], &dom, &from_coset);
+		if (!rc)
+			rc = zkp_backend_sync(be);
+		if (rc) {
+			zkp_error_set(err, rc, "prove: inverse coset NTT failed");
+			goto out;
+		}
+	}
+	observe(job, ZKP_GROTH16_STAGE_NTT);
+	/* b and c are no longer needed: free them before the MSMs' workspaces. */
+	zkp_backend_release(be, &bufs[1]);
+	zkp_backend_release(be, &bufs[2]);
+	job->tm.ntt = g16_now() - t0;
+out:
+	return leave(job, rc, JOB_NTT, t0);
+}
+
+/* B_G2 on its own thread, the G1 ones here. */
+int zkp_groth16_job_msm(zkp_groth16_job *job, zkp_error *err)
+{
+	int rc = enter(job, JOB_NTT, "msm", err);
+	if (rc)
+		return rc;
+	double t0 = g16_now();
+	const zkp_pce *pce = job->pce;
+	const zkp_groth16_pk *pk = job->pk;
+	const zkp_fr *w = job->w;
+	const zkp_pce_dims *dims = zkp_pce_get_dims(pce);
+	const uint64_t n_in = dims->n_inputs, n_aux = dims->n_aux;
+	const size_t n_all = (size_t)(n_in + n_aux);
+	zkp_backend *be = job->be;
+	zkp_groth16_prove_times *tm = &job->tm;
+
+	if (pk->ab_layout == ZKP_GROTH16_AB_COMPACT) {
+		size_t words = (n_all + 63) / 64;
+		job->dens_a = calloc(words ? words : 1, sizeof(uint64_t));
+		job->dens_b = calloc(words ? words : 1, sizeof(uint64_t));
+		if (!job->dens_a || !job->dens_b) {
+			rc = zkp_error_set(err, ZKP_ERR_NOMEM, "prove: no memory for densities");
+			goto out;
+		}
+		join_density(job->dens_a, NULL, n_in, zkp_pce_density_a_aux(pce), n_aux);
+		join_density(job->dens_b, zkp_pce_density_b_input(pce), n_in,
+			     zkp_pce_density_b_aux(pce), n_aux);
+	}
+	rc = zkp_backend_import_host(be, &job->b2_bases, pk->b_g2, pk->n[ZKP_GROTH16_B_G2] *
+								    sizeof(zkp_g2_affine));
+	if (!rc)
+		rc = zkp_backend_import_host(be, &job->w_buf, w, n_all * sizeof(zkp_fr));
+	if (rc) {
+		zkp_error_set(err, rc, "prove: backend refused the B_G2 query");
+		goto out;
+	}
+	job->g2.be = be;
+	job->g2.bases = &job->b2_bases;
+	job->g2.scalars = &job->w_buf;
+	job->g2.density = job->dens_b;
+	job->g2.n = n_all;
+	if (pthread_create(&job->g2_tid, NULL, g2_thread, &job->g2)) {
+		/* No thread to spare: run it here, before the G1 MSMs. */
+		g2_thread(&job->g2);
+		tm->msm_b_g2 = job->g2.secs;
+	} else {
+		job->g2_started = true;
+	}
+
+	double t_g1 = g16_now();
+	{
+		zkp_dbuf hb = { 0 };
+		double th = g16_now();
+		rc = zkp_backend_import_host(be, &hb, pk->h,
+					     pk->n[ZKP_GROTH16_H] * sizeof(zkp_g1_affine));
+		if (!rc)
+			rc = zkp_backend_msm_g1(be, &job->sum_h, &hb, &job->bufs[0], NULL,
+						pk->n[ZKP_GROTH16_H], NULL);
+		zkp_backend_release(be, &hb);
+		zkp_backend_release(be, &job->bufs[0]);
+		tm->msm_h = g16_now() - th;
+	}
+	if (!rc)
+		rc = msm_g1_host(be, &job->sum_l, pk->l, pk->n[ZKP_GROTH16_L], w + n_in, NULL,
+				 (size_t)n_aux, &tm->msm_l);
+	if (!rc)
+		rc = msm_g1_host(be, &job->sum_a, pk->a, pk->n[ZKP_GROTH16_A], w, job->dens_a,
+				 n_all, &tm->msm_a);
+	if (!rc)
+		rc = msm_g1_host(be, &job->sum_b1, pk->b_g1, pk->n[ZKP_GROTH16_B_G1], w,
+				 job->dens_b, n_all, &tm->msm_b_g1);
+	tm->g1_msms = g16_now() - t_g1;
+	if (rc)
+		zkp_error_set(err, rc, "prove: MSM on backend %s failed", be->ops->name);
+out:
+	return leave(job, rc, JOB_MSM, t0);
+}
+
+int zkp_groth16_job_finish(zkp_groth16_job *job, zkp_groth16_proof *proof,
+			   const zkp_groth16_pvk *pvk, zkp_error *err)
+{
+	int rc = enter(job, JOB_MSM, "finish", err);
+	if (rc)
+		return rc;
+	double t0 = g16_now();
+	const zkp_groth16_pk *pk = job->pk;
+	const uint64_t n_in = zkp_pce_get_dims(job->pce)->n_inputs;
+	zkp_groth16_prove_times *tm = &job->tm;
+	zkp_groth16_pvk *own_pvk = NULL;
+
+	join_g2(job);
+	rc = job->g2.rc;
+	if (rc) {
+		zkp_error_set(err, rc, "prove: MSM on backend %s failed", job->be->ops->name);
+		goto out;
+	}
+	release_msm_inputs(job);
+	observe(job, ZKP_GROTH16_STAGE_MSM);
+
+	/* Assembly. */
+	double ta = g16_now();
+	zkp_fr r, s, rs;
+	rc = rand_fr(&r, err);
+	if (!rc)
+		rc = rand_fr(&s, err);
+	if (rc)
+		goto out;
+	zkp_fr_mul(&rs, &r, &s);
+	const zkp_groth16_vk *vk = &pk->vk;
+	zkp_g1 pa, pb1, pc, t1, delta1;
+	zkp_g2 pb2, t2;
+	zkp_g1_from_affine(&delta1, &vk->delta_g1);
+
+	/* A = alpha + sum_a + r delta */
+	zkp_g1_mul_fr(&t1, &delta1, &r);
+	zkp_g1_add(&pa, &job->sum_a, &t1);
+	zkp_g1_add_affine(&pa, &pa, &vk->alpha_g1);
+	/* B = beta + sum_b + s delta, in G2 and G1 */
+	zkp_g2_from_affine(&t2, &vk->delta_g2);
+	zkp_g2_mul_fr(&t2, &t2, &s);
+	zkp_g2_add(&pb2, &job->g2.ret, &t2);
+	zkp_g2_add_affine(&pb2, &pb2, &vk->beta_g2);
+	zkp_g1_mul_fr(&t1, &delta1, &s);
+	zkp_g1_add(&pb1, &job->sum_b1, &t1);
+	zkp_g1_add_affine(&pb1, &pb1, &vk->beta_g1);
+	/* C = s A + r B_1 - r s delta + L + H */
+	zkp_g1_mul_fr(&pc, &pa, &s);
+	zkp_g1_mul_fr(&t1, &pb1, &r);
+	zkp_g1_add(&pc, &pc, &t1);
+	zkp_g1_mul_fr(&t1, &delta1, &rs);
+	zkp_g1_neg(&t1, &t1);
+	zkp_g1_add(&pc, &pc, &t1);
+	zkp_g1_add(&pc, &pc, &job->sum_l);
+	zkp_g1_add(&pc, &pc, &job->sum_h);
+
+	zkp_groth16_proof out_proof;
+	zkp_g1_to_affine(&out_proof.a, &pa);
+	zkp_g2_to_affine(&out_proof.b, &pb2);
+	zkp_g1_to_affine(&out_proof.c, &pc);
+	tm->assemble = g16_now() - ta;
+
+	/* Verify before answering. */
+	double tv = g16_now();
+	if (!pvk) {
+		rc = zkp_groth16_pvk_new(&own_pvk, vk);
+		if (rc) {
+			zkp_error_set(err, rc, "prove: the key's verifying key cannot be prepared");
+			goto out;
+		}
+		pvk = own_pvk;
+	}
+	rc = zkp_groth16_verify(pvk, job->w + 1, (size_t)(n_in - 1), &out_proof);
+	tm->verify = g16_now() - tv;
+	if (rc == ZKP_GROTH16_INVALID) {
+		rc = explain_failure(job->pce, job->w, job->pool, err);
+		goto out;
+	}
+	if (rc) {
+		zkp_error_set(err, rc, "prove: verification failed to run");
+		goto out;
+	}
+	*proof = out_proof;
+out:
+	zkp_groth16_pvk_free(own_pvk);
+	return leave(job, rc, JOB_DONE, t0);
+}
+
+void zkp_groth16_job_times(const zkp_groth16_job *job, zkp_groth16_prove_times *ret)
+{
+	*ret = job->tm;
+}
+
+void zkp_groth16_job_free(zkp_groth16_job *job)
+{
+	if (!job)
+		return;
+	release_all(job);
+	free(job);
+}

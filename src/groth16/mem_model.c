@@ -1,0 +1,46 @@
+/*
+ * The memory model of docs/memory.md (groth16_job.h): what a circuit, a key
+ * and one proving job hold, from dimensions alone, so admission can reserve
+ * memory before a job allocates it.
+ */
+#include <string.h>
+
+#include "zkpd/groth16_job.h"
+#include "zkpd/msm.h"
+#include "zkpd/ntt.h"
+
+static double maxd(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+void zkp_groth16_mem_model_of(zkp_groth16_mem_model *ret, const zkp_pce *pce,
+			      const zkp_groth16_pk *pk, unsigned threads)
+{
+	const zkp_pce_dims *d = zkp_pce_get_dims(pce);
+	const double fr = (double)sizeof(zkp_fr);
+	const size_t n = (size_t)1 << d->domain_log2;
+	const size_t n_all = (size_t)(d->n_inputs + d->n_aux);
+	zkp_groth16_mem_model *m = ret;
+	memset(m, 0, sizeof(*m));
+	m->circuit = (double)zkp_pce_mapped_bytes(pce);
+	for (int k = 0; k < 3; k++)
+		m->circuit += fr * (double)zkp_pce_matrix(pce, (enum zkp_pce_matrix)k)->n_values;
+	m->key = (double)pk->mem_bytes;
+	/* A key mapped from the cache has no source to decode. */
+	m->key_src = pk->mem_mapped ? 0 : (double)pk->source_bytes;
+	m->witness = fr * (double)n_all;
+	m->abc = 3.0 * fr * (double)n;
+	m->domain = (double)zkp_ntt_domain_mem_size(d->domain_log2);
+	m->dens = 2.0 * 8.0 * (double)((n_all + 63) / 64);
+	/* The G1 MSMs run one after the other; the G2 one beside them. */
+	m->msm_g1 = (double)zkp_msm_g1_scratch_size(pk->n[ZKP_GROTH16_H], threads, NULL);
+	m->msm_g1 = maxd(m->msm_g1, (double)zkp_msm_g1_scratch_size((size_t)d->n_aux, threads,
+								    NULL));
+	m->msm_g1 = maxd(m->msm_g1, (double)zkp_msm_g1_scratch_size(n_all, threads, NULL));
+	m->msm_g2 = (double)zkp_msm_g2_scratch_size(n_all, threads, NULL);
+	/* The two peaks of a job: after eval (a, b, c) and in the MSMs (H in a). */
+	m->ws_eval = m->witness + m->abc + m->domain;
+	m->ws_msm = m->witness + fr * (double)n + m->domain + m->dens + m->msm_g1 + m->msm_g2;
+	m->ws = maxd(m->ws_eval, m->ws_msm);
+}
