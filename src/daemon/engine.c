@@ -1,0 +1,1077 @@
+/*
+ * engine: the object, the job table, the priority queues, memory admission,
+ * events, status copies and shutdown. Circuits and the loader are in
+ * engine_circuits.c, the pipeline threads in engine_pipeline.c.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine_int.h"
+#include "zkpd/log.h"
+#include "zkpd/mem.h"
+
+/* Share of a job's time per stage before any job of the circuit finished
+ * (a PoRep-shaped proof on the CPU backend spends most of it in the MSMs). */
+static const double default_weight[ZKP_NSTAGES] = {
+	[ZKP_STAGE_WITNESS] = 2, [ZKP_STAGE_EVAL] = 10, [ZKP_STAGE_NTT] = 15,
+	[ZKP_STAGE_MSM] = 63,    [ZKP_STAGE_ASSEMBLE] = 5, [ZKP_STAGE_VERIFY] = 5,
+};
+/* Weight of the newest job in the stage-time moving averages. */
+#define AVG_ALPHA 0.25
+
+double eng_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+const char *zkp_priority_name(enum zkp_priority p)
+{
+	switch (p) {
+	case ZKP_PRIO_NORMAL: return "normal";
+	case ZKP_PRIO_LOW: return "low";
+	case ZKP_PRIO_HIGH: return "high";
+	case ZKP_PRIO_CRITICAL: return "critical";
+	}
+	return "?";
+}
+
+const char *zkp_stage_name(enum zkp_stage s)
+{
+	static const char *const names[ZKP_NSTAGES] = {
+		"queued", "load", "witness", "eval", "ntt", "msm", "assemble", "verify", "done",
+	};
+	return (unsigned)s < ZKP_NSTAGES ? names[s] : "?";
+}
+
+const char *zkp_job_state_name(enum zkp_job_state s)
+{
+	static const char *const names[] = {
+		"unknown", "queued", "running", "done", "failed", "cancelled",
+	};
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+/* ---- lists ---- */
+
+static void jlist_push(struct jlist *l, struct job *j)
+{
+	j->next = NULL;
+	j->prev = l->tail;
+	if (l->tail)
+		l->tail->next = j;
+	else
+		l->head = j;
+	l->tail = j;
+	l->n++;
+}
+
+static void jlist_remove(struct jlist *l, struct job *j)
+{
+	if (j->prev)
+		j->prev->next = j->next;
+	else
+		l->head = j->next;
+	if (j->next)
+		j->next->prev = j->prev;
+	else
+		l->tail = j->prev;
+	j->prev = j->next = NULL;
+	l->n--;
+}
+
+/* Queues from the first to be served to the last. */
+static const enum zkp_priority serve_order[PRIO_LEVELS] = {
+	ZKP_PRIO_CRITICAL, ZKP_PRIO_HIGH, ZKP_PRIO_NORMAL, ZKP_PRIO_LOW,
+};
+
+/* ---- job table: chained hashes by id and by request_id ---- */
+
+static size_t hash_id(uint64_t id, size_t size)
+{
+	id *= 0x9e3779b97f4a7c15ULL;
+	return (size_t)(id >> 32) & (size - 1);
+}
+
+static size_t hash_rid(const char *s, size_t size)
+{
+	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ULL;
+	return (size_t)(h ^ (h >> 32)) & (size - 1);
+}
+
+static void tab_link(struct job **id_tab, struct job **rid_tab, size_t size, struct job *j)
+{
+	size_t h = hash_id(j->id, size);
+	j->id_next = id_tab[h];
+	id_tab[h] = j;
+	if (j->request_id[0]) {
+		h = hash_rid(j->request_id, size);
+		j->rid_next = rid_tab[h];
+		rid_tab[h] = j;
+	}
+}
+
+/* Doubles the tables when they get as full as they are wide. */
+static int tab_grow(struct zkp_engine *e)
+{
+	if (e->n_jobs < e->tab_size)
+		return 0;
+	size_t size = e->tab_size * 2;
+	struct job **id_tab = calloc(size, sizeof(*id_tab));
+	struct job **rid_tab = calloc(size, sizeof(*rid_tab));
+	if (!id_tab || !rid_tab) {
+		free(id_tab);
+		free(rid_tab);
+		return ZKP_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < e->tab_size; i++) {
+		struct job *j = e->id_tab[i];
+		while (j) {
+			struct job *next = j->id_next;
+			tab_link(id_tab, rid_tab, size, j);
+			j = next;
+		}
+	}
+	free(e->id_tab);
+	free(e->rid_tab);
+	e->id_tab = id_tab;
+	e->rid_tab = rid_tab;
+	e->tab_size = size;
+	return 0;
+}
+
+static void tab_unlink(struct zkp_engine *e, struct job *j)
+{
+	struct job **p = &e->id_tab[hash_id(j->id, e->tab_size)];
+	while (*p != j)
+		p = &(*p)->id_next;
+	*p = j->id_next;
+	if (j->request_id[0]) {
+		p = &e->rid_tab[hash_rid(j->request_id, e->tab_size)];
+		while (*p != j)
+			p = &(*p)->rid_next;
+		*p = j->rid_next;
+	}
+	e->n_jobs--;
+}
+
+static struct job *find_job(struct zkp_engine *e, uint64_t id)
+{
+	for (struct job *j = e->id_tab[hash_id(id, e->tab_size)]; j; j = j->id_next)
+		if (j->id == id)
+			return j;
+	return NULL;
+}
+
+static struct job *find_rid(struct zkp_engine *e, const char *rid)
+{
+	for (struct job *j = e->rid_tab[hash_rid(rid, e->tab_size)]; j; j = j->rid_next)
+		if (!strcmp(j->request_id, rid))
+			return j;
+	return NULL;
+}
+
+static void job_free(struct job *j)
+{
+	zkp_groth16_job_free(j->gj);
+	free(j->w);
+	free(j->data);
+	free(j->path);
+	free(j->proof_json);
+	free(j->inputs);
+	free(j);
+}
+
+/* ---- events ---- */
+
+static void emit(struct zkp_engine *e, const zkp_engine_event *ev)
+{
+	if (e->ev_n == e->ev_cap) {
+		size_t cap = e->ev_cap ? 2 * e->ev_cap : 64;
+		zkp_engine_event *n = malloc(cap * sizeof(*n));
+		if (!n) {
+			/* The client learns the outcome from job_info anyway; an
+			 * event lost to an allocation failure only delays it. */
+			zkp_log(ZKP_LOG_WARN, "engine: out of memory, event dropped");
+			return;
+		}
+		for (size_t i = 0; i < e->ev_n; i++)
+			n[i] = e->events[(e->ev_head + i) % e->ev_cap];
+		free(e->events);
+		e->events = n;
+		e->ev_cap = cap;
+		e->ev_head = 0;
+	}
+	e->events[(e->ev_head + e->ev_n) % e->ev_cap] = *ev;
+	e->ev_n++;
+	e->notify_pending = true;
+}
+
+void emit_job(struct zkp_engine *e, const struct job *j, bool stage_finished, double seconds)
+{
+	zkp_engine_event ev = {
+		.kind = ZKP_EVENT_JOB,
+		.job_id = j->id,
+		.state = j->state,
+		.stage = j->stage,
+		.stage_finished = stage_finished,
+		.stage_seconds = seconds,
+	};
+	emit(e, &ev);
+}
+
+void emit_queue(struct zkp_engine *e)
+{
+	/* Coalesced: one pending QUEUE event says it all. */
+	if (e->ev_n && e->events[(e->ev_head + e->ev_n - 1) % e->ev_cap].kind == ZKP_EVENT_QUEUE)
+		return;
+	zkp_engine_event ev = { .kind = ZKP_EVENT_QUEUE };
+	emit(e, &ev);
+}
+
+void emit_load(struct zkp_engine *e, uint64_t token, int rc)
+{
+	zkp_engine_event ev = { .kind = ZKP_EVENT_LOAD, .token = token, .rc = rc };
+	emit(e, &ev);
+}
+
+void unlock_notify(struct zkp_engine *e)
+{
+	bool call = e->notify_pending && !e->freeing && e->notify;
+	e->notify_pending = false;
+	pthread_mutex_unlock(&e->lock);
+	if (call)
+		e->notify(e->notify_arg);
+}
+
+size_t zkp_engine_poll(zkp_engine *e, zkp_engine_event *ev, size_t max)
+{
+	pthread_mutex_lock(&e->lock);
+	size_t n = e->ev_n < max ? e->ev_n : max;
+	for (size_t i = 0; i < n; i++)
+		ev[i] = e->events[(e->ev_head + i) % e->ev_cap];
+	if (n) {
+		e->ev_head = (e->ev_head + n) % e->ev_cap;
+		e->ev_n -= n;
+	}
+	pthread_mutex_unlock(&e->lock);
+	return n;
+}
+
+/* ---- snapshots and stage ends ---- */
+
+/* Appends a snapshot to the ring (lock held). */
+static void ring_push(struct zkp_engine *e, uint64_t job_id, enum zkp_stage s,
+		      const zkp_mem_snap *snap)
+{
+	zkp_engine_snap *r = &e->snaps[e->snap_next];
+	r->job_id = job_id;
+	r->stage = s;
+	r->t = snap->t - e->t0;
+	r->rss = snap->rss.rss;
+	r->allocated = snap->je.allocated;
+	r->resident = snap->je.resident;
+	e->snap_next = (e->snap_next + 1) % ZKP_ENGINE_SNAPSHOTS;
+	if (e->n_snaps < ZKP_ENGINE_SNAPSHOTS)
+		e->n_snaps++;
+}
+
+void take_snapshot(struct zkp_engine *e, uint64_t job_id, enum zkp_stage s)
+{
+	zkp_mem_snap snap;
+	zkp_mem_snapshot(zkp_stage_name(s), &snap);
+	pthread_mutex_lock(&e->lock);
+	ring_push(e, job_id, s, &snap);
+	pthread_mutex_unlock(&e->lock);
+}
+
+void stage_done(struct zkp_engine *e, struct job *j, enum zkp_stage s, double seconds)
+{
+	/* The snapshot reads /proc: taken before locking. */
+	zkp_mem_snap snap;
+	zkp_mem_snapshot(zkp_stage_name(s), &snap);
+	pthread_mutex_lock(&e->lock);
+	ring_push(e, j->id, s, &snap);
+	j->stages[s].ran = true;
+	j->stages[s].seconds = seconds;
+	j->stages[s].rss = snap.rss.rss;
+	e->stage_count[s]++;
+	e->stage_seconds[s] += seconds;
+	j->stage = s;
+	emit_job(e, j, true, seconds);
+	unlock_notify(e);
+}
+
+/* ---- ending jobs ---- */
+
+static void update_averages(struct circuit *c, const struct job *j)
+{
+	for (int s = ZKP_STAGE_WITNESS; s <= ZKP_STAGE_VERIFY; s++) {
+		double v = j->stages[s].seconds;
+		c->avg[s] = c->have_avg ? (1 - AVG_ALPHA) * c->avg[s] + AVG_ALPHA * v : v;
+	}
+	c->have_avg = true;
+}
+
+static void history_trim(struct zkp_engine *e)
+{
+	while (e->history.n > e->cfg.job_history) {
+		struct job *old = e->history.head;
+		jlist_remove(&e->history, old);
+		tab_unlink(e, old);
+		job_free(old);
+	}
+}
+
+void job_end(struct zkp_engine *e, struct job *j, enum zkp_job_state state, int code,
+	     const char *msg)
+{
+	struct circuit *c = j->circ;
+	if (j->state == ZKP_JOB_QUEUED) {
+		jlist_remove(&e->queue[j->prio], j);
+		c->queued--;
+		emit_queue(e);
+	} else {
+		jlist_remove(&e->running, j);
+	}
+	if (j->admitted) {
+		e->reserved -= j->ws;
+		c->refcount--;
+		j->admitted = false;
+		/* Memory came free: a waiting job may fit now. */
+		pthread_cond_broadcast(&e->work_cond);
+	}
+	j->state = state;
+	j->t_end = eng_now();
+	j->error_code = code;
+	if (msg)
+		snprintf(j->error_message, sizeof(j->error_message), "%s", msg);
+	free(j->data);
+	j->data = NULL;
+	free(j->path);
+	j->path = NULL;
+	switch (state) {
+	case ZKP_JOB_DONE:
+		j->stage = ZKP_STAGE_DONE;
+		e->jobs_done++;
+		update_averages(c, j);
+		break;
+	case ZKP_JOB_FAILED:
+		e->jobs_failed++;
+		break;
+	default:
+		e->jobs_cancelled++;
+		break;
+	}
+	jlist_push(&e->history, j);
+	emit_job(e, j, false, 0);
+	history_trim(e);
+}
+
+/* ---- admission ---- */
+
+struct job *admit_next(struct zkp_engine *e)
+{
+	if (e->stopping)
+		return NULL;
+	uint64_t crit = critical_reserve(e);
+	for (int k = 0; k < PRIO_LEVELS; k++) {
+		enum zkp_priority p = serve_order[k];
+		for (struct job *j = e->queue[p].head; j; j = j->next) {
+			struct circuit *c = j->circ;
+			if (!c->loaded)
+				continue;
+			uint64_t ws = c->ws + j->len;
+			uint64_t need = p == ZKP_PRIO_CRITICAL ? ws : ws + crit;
+			if (need < ws || e->reserved > e->budget || need > e->budget - e->reserved)
+				continue;
+			jlist_remove(&e->queue[p], j);
+			c->queued--;
+			c->refcount++;
+			jlist_push(&e->running, j);
+			j->ws = ws;
+			j->admitted = true;
+			e->reserved += ws;
+			j->state = ZKP_JOB_RUNNING;
+			j->t_start = eng_now();
+			emit_queue(e);
+			return j;
+		}
+	}
+	return NULL;
+}
+
+/* ---- submit ---- */
+
+/* Resolves path and checks it lies under dir (both with symlinks
+ * followed). *ret is malloc'd. */
+static int resolve_witness_path(char **ret, uint64_t *size, const char *dir, const char *path,
+				zkp_error *err)
+{
+	char *real = NULL, *real_dir = NULL;
+	int rc = 0;
+	*ret = NULL;
+	if (!dir || !*dir) {
+		rc = zkp_error_set(err, ZKP_ERR_DENIED,
+				   "witness paths are refused: server.witness_dir is not set");
+		goto out;
+	}
+	real_dir = realpath(dir, NULL);
+	if (!real_dir) {
+		rc = zkp_error_set(err, ZKP_ERR_DENIED, "server.witness_dir %s: %s", dir,
+				   strerror(errno));
+		goto out;
+	}
+	real = realpath(path, NULL);
+	if (!real) {
+		rc = zkp_error_set(err, errno == ENOENT ? ZKP_ERR_NOT_FOUND : ZKP_ERR_DENIED,
+				   "witness %s: %s", path, strerror(errno));
+		goto out;
+	}
+	size_t n = strlen(real_dir);
+	/* "/" as witness_dir allows everything; otherwise the resolved path
+	 * must be real_dir followed by a separator. */
+	if (!(n == 1 && real_dir[0] == '/') &&
+	    (strncmp(real, real_dir, n) != 0 || real[n] != '/')) {
+		rc = zkp_error_set(err, ZKP_ERR_DENIED, "witness %s is outside server.witness_dir %s",
+				   path, dir);
+		goto out;
+	}
+	struct stat st;
+	if (stat(real, &st) != 0) {
+		rc = zkp_error_set(err, ZKP_ERR_NOT_FOUND, "witness %s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rc = zkp_error_set(err, ZKP_ERR_DENIED, "witness %s is not a regular file", path);
+		goto out;
+	}
+	*size = (uint64_t)st.st_size;
+	*ret = real;
+	real = NULL;
+out:
+	free(real);
+	free(real_dir);
+	return rc;
+}
+
+int zkp_engine_submit(zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id, bool *attached,
+		      zkp_error *err)
+{
+	uint8_t *data = spec->data;
+	char *path = NULL;
+	uint64_t path_bytes = 0;
+	struct job *j = NULL;
+	int rc = 0;
+	bool locked = false;
+
+	spec->data = NULL; /* ours from here on, success or not */
+	*attached = false;
+	*job_id = 0;
+	const char *rid = spec->request_id ? spec->request_id : "";
+	if (strlen(rid) > ZKP_REQUEST_ID_MAX) {
+		rc = zkp_error_set(err, ZKP_ERR_INVAL, "request_id longer than %d bytes",
+				   ZKP_REQUEST_ID_MAX);
+		goto out;
+	}
+	if ((unsigned)spec->priority >= PRIO_LEVELS) {
+		rc = zkp_error_set(err, ZKP_ERR_INVAL, "unknown priority %d", (int)spec->priority);
+		goto out;
+	}
+	if (!spec->circuit) {
+		rc = zkp_error_set(err, ZKP_ERR_INVAL, "no circuit named");
+		goto out;
+	}
+	switch (spec->witness_kind) {
+	case ZKP_WITNESS_WTNS:
+	case ZKP_WITNESS_RAW:
+		if (!data || !spec->len) {
+			rc = zkp_error_set(err, ZKP_ERR_INVAL, "empty witness");
+			goto out;
+		}
+		break;
+	case ZKP_WITNESS_PATH:
+		if (!spec->path || !*spec->path) {
+			rc = zkp_error_set(err, ZKP_ERR_INVAL, "empty witness path");
+			goto out;
+		}
+		break;
+	default:
+		rc = zkp_error_set(err, ZKP_ERR_INVAL, "unknown witness kind %d",
+				   (int)spec->witness_kind);
+		goto out;
+	}
+
+	if (spec->witness_kind == ZKP_WITNESS_PATH) {
+		/* realpath and stat need no engine state: done before locking. */
+		rc = resolve_witness_path(&path, &path_bytes, e->cfg.witness_dir, spec->path, err);
+		if (rc)
+			goto out;
+	}
+
+	pthread_mutex_lock(&e->lock);
+	locked = true;
+	/* An earlier job with this request_id answers, whatever else the
+	 * spec says: the client is retrying the same request. */
+	if (rid[0]) {
+		struct job *old = find_rid(e, rid);
+		if (old) {
+			*job_id = old->id;
+			*attached = true;
+			goto out;
+		}
+	}
+	if (!e->accepting) {
+		rc = zkp_error_set(err, ZKP_ERR_SHUTDOWN, "the daemon is shutting down");
+		goto out;
+	}
+	struct circuit *c = circuit_find(e, spec->circuit);
+	if (!c) {
+		rc = zkp_error_set(err, ZKP_ERR_NOT_FOUND, "no circuit named \"%s\"",
+				   spec->circuit);
+		goto out;
+	}
+	size_t waiting = 0;
+	for (int p = 0; p < PRIO_LEVELS; p++)
+		waiting += e->queue[p].n;
+	if (waiting >= e->cfg.max_queued) {
+		rc = zkp_error_set(err, ZKP_ERR_LIMIT, "%zu jobs are queued (server.max_queued)",
+				   waiting);
+		goto out;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j || tab_grow(e)) {
+		rc = zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory queueing a job");
+		goto out;
+	}
+	j->id = e->next_id++;
+	j->circ = c;
+	j->state = ZKP_JOB_QUEUED;
+	j->stage = c->loaded ? ZKP_STAGE_QUEUED : ZKP_STAGE_LOAD;
+	j->prio = spec->priority;
+	snprintf(j->request_id, sizeof(j->request_id), "%s", rid);
+	j->want_json = spec->want_json;
+	j->data = data;
+	j->len = data ? spec->len : (size_t)path_bytes;
+	j->path = path;
+	data = NULL;
+	path = NULL;
+	j->t_submit = eng_now();
+	tab_link(e->id_tab, e->rid_tab, e->tab_size, j);
+	e->n_jobs++;
+	jlist_push(&e->queue[j->prio], j);
+	c->queued++;
+	if (!c->loaded && !c->loading)
+		circuit_request_load(e, c);
+	*job_id = j->id;
+	emit_job(e, j, false, 0);
+	emit_queue(e);
+	pthread_cond_broadcast(&e->work_cond);
+	j = NULL;
+out:
+	if (locked)
+		unlock_notify(e);
+	free(j);
+	free(data);
+	free(path);
+	return rc;
+}
+
+/* ---- cancel ---- */
+
+/* Cancels j (lock held). Returns the state afterwards (j itself may be
+ * gone: a history of 0 forgets ended jobs at once). */
+static enum zkp_job_state cancel_locked(struct zkp_engine *e, struct job *j)
+{
+	if (j->state == ZKP_JOB_QUEUED) {
+		job_end(e, j, ZKP_JOB_CANCELLED, ZKP_ERR_CANCELLED, "cancelled while queued");
+		return ZKP_JOB_CANCELLED;
+	} else if (j->state == ZKP_JOB_RUNNING && !j->cancel) {
+		j->cancel = true;
+		/* A thread waiting to hand the job on checks the flag. */
+		pipelines_wake(e);
+	}
+	return j->state;
+}
+
+int zkp_engine_cancel(zkp_engine *e, uint64_t job_id, enum zkp_job_state *state)
+{
+	uint8_t *data = NULL;
+	int rc = 0;
+	pthread_mutex_lock(&e->lock);
+	struct job *j = find_job(e, job_id);
+	if (!j) {
+		rc = ZKP_ERR_NOT_FOUND;
+		goto out;
+	}
+	if (j->state == ZKP_JOB_QUEUED) {
+		/* Freed after unlocking: a large witness takes a while. */
+		data = j->data;
+		j->data = NULL;
+	}
+	enum zkp_job_state s = cancel_locked(e, j);
+	if (state)
+		*state = s;
+out:
+	unlock_notify(e);
+	free(data);
+	return rc;
+}
+
+void zkp_engine_drain(zkp_engine *e)
+{
+	pthread_mutex_lock(&e->lock);
+	e->accepting = false;
+	for (int p = 0; p < PRIO_LEVELS; p++)
+		while (e->queue[p].head)
+			cancel_locked(e, e->queue[p].head);
+	unlock_notify(e);
+}
+
+size_t zkp_engine_running(zkp_engine *e)
+{
+	pthread_mutex_lock(&e->lock);
+	size_t n = e->running.n;
+	pthread_mutex_unlock(&e->lock);
+	return n;
+}
+
+static void cancel_all_locked(struct zkp_engine *e)
+{
+	for (int p = 0; p < PRIO_LEVELS; p++)
+		while (e->queue[p].head)
+			cancel_locked(e, e->queue[p].head);
+	for (struct job *j = e->running.head; j; j = j->next)
+		cancel_locked(e, j);
+}
+
+void zkp_engine_cancel_all(zkp_engine *e)
+{
+	pthread_mutex_lock(&e->lock);
+	cancel_all_locked(e);
+	unlock_notify(e);
+}
+
+/* ---- job info ---- */
+
+static uint32_t queue_position(const struct zkp_engine *e, const struct job *j)
+{
+	uint32_t pos = 1;
+	for (int k = 0; k < PRIO_LEVELS; k++) {
+		enum zkp_priority p = serve_order[k];
+		if (p == j->prio) {
+			for (const struct job *q = e->queue[p].head; q && q != j; q = q->next)
+				pos++;
+			return pos;
+		}
+		pos += (uint32_t)e->queue[p].n;
+	}
+	return 0;
+}
+
+static uint32_t percent_of(const struct job *j, double now)
+{
+	if (j->state == ZKP_JOB_DONE)
+		return 100;
+	if (j->state == ZKP_JOB_QUEUED)
+		return 0;
+	const struct circuit *c = j->circ;
+	double w[ZKP_NSTAGES], total = 0, done = 0;
+	for (int s = ZKP_STAGE_WITNESS; s <= ZKP_STAGE_VERIFY; s++) {
+		w[s] = c->have_avg ? c->avg[s] : default_weight[s];
+		total += w[s];
+	}
+	if (total <= 0)
+		return 0;
+	for (int s = ZKP_STAGE_WITNESS; s <= ZKP_STAGE_VERIFY; s++)
+		if (j->stages[s].ran)
+			done += w[s];
+	/* Within the running stage, elapsed time over the expected time
+	 * (known once a job of the circuit finished), short of its end. */
+	int cur = -1;
+	for (int s = ZKP_STAGE_WITNESS; s <= ZKP_STAGE_VERIFY; s++)
+		if (!j->stages[s].ran) {
+			cur = s;
+			break;
+		}
+	if (j->state == ZKP_JOB_RUNNING && cur >= 0 && c->have_avg && w[cur] > 0 &&
+	    j->t_stage > 0) {
+		double f = (now - j->t_stage) / w[cur];
+		done += w[cur] * (f < 0.9 ? f : 0.9);
+	}
+	double pct = 100.0 * done / total;
+	return pct >= 99.0 ? 99 : (uint32_t)pct;
+}
+
+/* pos: the job's queue position when the caller knows it, else 0. */
+static void info_fill(const struct zkp_engine *e, const struct job *j, zkp_job_info *r,
+		      double now, uint32_t pos)
+{
+	memset(r, 0, sizeof(*r));
+	r->job_id = j->id;
+	r->state = j->state;
+	r->stage = j->stage;
+	r->priority = j->prio;
+	if (j->state == ZKP_JOB_QUEUED)
+		r->queue_position = pos ? pos : queue_position(e, j);
+	r->percent = percent_of(j, now);
+	double end = j->t_end > 0 ? j->t_end : now;
+	r->elapsed = end - j->t_submit;
+	r->queue_seconds = (j->t_start > 0 ? j->t_start : end) - j->t_submit;
+	r->total_seconds = j->t_end > 0 ? j->t_end - j->t_submit : 0;
+	snprintf(r->circuit, sizeof(r->circuit), "%s", j->circ->cfg.name);
+	memcpy(r->request_id, j->request_id, sizeof(r->request_id));
+	memcpy(r->stages, j->stages, sizeof(r->stages));
+	r->error_code = j->error_code;
+	memcpy(r->error_message, j->error_message, sizeof(r->error_message));
+}
+
+int zkp_engine_job_info(zkp_engine *e, uint64_t job_id, zkp_job_info *ret)
+{
+	int rc = 0;
+	memset(ret, 0, sizeof(*ret));
+	pthread_mutex_lock(&e->lock);
+	struct job *j = find_job(e, job_id);
+	if (!j) {
+		rc = ZKP_ERR_NOT_FOUND;
+		goto out;
+	}
+	info_fill(e, j, ret, eng_now(), 0);
+	if (j->state == ZKP_JOB_DONE) {
+		memcpy(ret->proof, j->proof, sizeof(ret->proof));
+		if (j->proof_json) {
+			ret->proof_json = strdup(j->proof_json);
+			if (!ret->proof_json) {
+				rc = ZKP_ERR_NOMEM;
+				goto out;
+			}
+		}
+		if (j->n_inputs) {
+			ret->inputs = malloc(j->n_inputs * 32);
+			if (!ret->inputs) {
+				rc = ZKP_ERR_NOMEM;
+				goto out;
+			}
+			memcpy(ret->inputs, j->inputs, j->n_inputs * 32);
+			ret->n_inputs = j->n_inputs;
+		}
+	}
+out:
+	pthread_mutex_unlock(&e->lock);
+	if (rc)
+		zkp_job_info_release(ret);
+	return rc;
+}
+
+void zkp_job_info_release(zkp_job_info *info)
+{
+	free(info->proof_json);
+	free(info->inputs);
+	info->proof_json = NULL;
+	info->inputs = NULL;
+	info->n_inputs = 0;
+}
+
+/* ---- status ---- */
+
+int zkp_engine_get_status(zkp_engine *e, zkp_engine_status *ret)
+{
+	int rc = 0;
+	memset(ret, 0, sizeof(*ret));
+	pthread_mutex_lock(&e->lock);
+	double now = eng_now();
+	ret->uptime = now - e->t0;
+	ret->accepting = e->accepting;
+	size_t n_jobs = e->running.n;
+	for (int p = 0; p < PRIO_LEVELS; p++) {
+		ret->queued[p] = (uint32_t)e->queue[p].n;
+		n_jobs += e->queue[p].n;
+	}
+	ret->pipelines = calloc(e->n_pipelines ? e->n_pipelines : 1, sizeof(*ret->pipelines));
+	ret->circuits = calloc(e->n_circuits ? e->n_circuits : 1, sizeof(*ret->circuits));
+	ret->jobs = calloc(n_jobs ? n_jobs : 1, sizeof(*ret->jobs));
+	if (!ret->pipelines || !ret->circuits || !ret->jobs) {
+		rc = ZKP_ERR_NOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < e->n_pipelines; i++) {
+		const struct pipeline *pl = &e->pipelines[i];
+		zkp_pipeline_info *pi = &ret->pipelines[i];
+		pi->id = pl->id;
+		snprintf(pi->device, sizeof(pi->device), "%s", pl->dev->name);
+		pi->cpu_job = pl->cpu_job;
+		pi->device_job = pl->device_job;
+		pi->finalize_job = pl->finalize_job;
+		pi->cpu_stage = pl->cpu_stage;
+		pi->depth_used = (uint32_t)pl->devq_n;
+		pi->proofs = pl->proofs;
+	}
+	ret->n_pipelines = e->n_pipelines;
+	for (size_t i = 0; i < e->n_circuits; i++) {
+		const struct circuit *c = &e->circuits[i];
+		zkp_circuit_info *ci = &ret->circuits[i];
+		snprintf(ci->name, sizeof(ci->name), "%s", c->cfg.name);
+		ci->loaded = c->loaded;
+		ci->loading = c->loading;
+		ci->insecure_dev_key = c->insecure;
+		ci->key_format = c->cfg.key_format;
+		ci->refcount = c->refcount;
+		ci->queued = c->queued;
+		if (c->loaded) {
+			const zkp_pce_dims *d = zkp_pce_get_dims(c->pce);
+			ci->constraints = d->n_constraints;
+			ci->domain = (uint64_t)1 << d->domain_log2;
+			ci->inputs = d->n_inputs - 1;
+			ci->aux = d->n_aux;
+			ci->pce_bytes = zkp_pce_mapped_bytes(c->pce);
+			ci->key_bytes = c->pk.mem_bytes;
+			ci->working_set = c->ws;
+		}
+	}
+	ret->n_circuits = e->n_circuits;
+	size_t k = 0;
+	/* Queued jobs in serving order, so positions count up (walking the
+	 * queues once per job would be quadratic under the lock). */
+	for (int q = 0; q < PRIO_LEVELS; q++)
+		for (const struct job *j = e->queue[serve_order[q]].head; j; j = j->next) {
+			info_fill(e, j, &ret->jobs[k], now, (uint32_t)(k + 1));
+			k++;
+		}
+	for (const struct job *j = e->running.head; j; j = j->next)
+		info_fill(e, j, &ret->jobs[k++], now, 0);
+	ret->n_jobs = k;
+	size_t first = (e->snap_next + ZKP_ENGINE_SNAPSHOTS - e->n_snaps) % ZKP_ENGINE_SNAPSHOTS;
+	for (size_t i = 0; i < e->n_snaps; i++)
+		ret->snaps[i] = e->snaps[(first + i) % ZKP_ENGINE_SNAPSHOTS];
+	ret->n_snaps = e->n_snaps;
+	ret->budget = e->budget;
+	ret->reserved = e->reserved;
+	ret->critical_reserve = critical_reserve(e);
+	ret->jobs_done = e->jobs_done;
+	ret->jobs_failed = e->jobs_failed;
+	ret->jobs_cancelled = e->jobs_cancelled;
+	memcpy(ret->stage_count, e->stage_count, sizeof(ret->stage_count));
+	memcpy(ret->stage_seconds, e->stage_seconds, sizeof(ret->stage_seconds));
+out:
+	pthread_mutex_unlock(&e->lock);
+	if (rc)
+		zkp_engine_status_release(ret);
+	return rc;
+}
+
+void zkp_engine_status_release(zkp_engine_status *s)
+{
+	free(s->pipelines);
+	free(s->circuits);
+	free(s->jobs);
+	s->pipelines = NULL;
+	s->circuits = NULL;
+	s->jobs = NULL;
+	s->n_pipelines = s->n_circuits = s->n_jobs = 0;
+}
+
+/* ---- lifecycle ---- */
+
+static char *dup_or_null(const char *s, bool *fail)
+{
+	if (!s)
+		return NULL;
+	char *d = strdup(s);
+	if (!d)
+		*fail = true;
+	return d;
+}
+
+static void config_copy_release(zkp_config *c)
+{
+	free(c->witness_dir);
+	free(c->devices);
+	free(c->source);
+	for (size_t i = 0; i < c->n_circuits; i++) {
+		free(c->circuits[i].pce);
+		free(c->circuits[i].key);
+	}
+	free(c->circuits);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The engine keeps its own copy: the caller's config may go away. */
+static int config_copy(zkp_config *dst, const zkp_config *src)
+{
+	bool fail = false;
+	*dst = *src;
+	dst->witness_dir = dup_or_null(src->witness_dir, &fail);
+	dst->devices = dup_or_null(src->devices, &fail);
+	dst->source = dup_or_null(src->source, &fail);
+	dst->circuits = NULL;
+	dst->n_circuits = 0;
+	if (src->n_circuits) {
+		dst->circuits = calloc(src->n_circuits, sizeof(*dst->circuits));
+		if (!dst->circuits) {
+			fail = true;
+		} else {
+			dst->n_circuits = src->n_circuits;
+			for (size_t i = 0; i < src->n_circuits; i++) {
+				dst->circuits[i] = src->circuits[i];
+				dst->circuits[i].pce = dup_or_null(src->circuits[i].pce, &fail);
+				dst->circuits[i].key = dup_or_null(src->circuits[i].key, &fail);
+			}
+		}
+	}
+	if (fail) {
+		config_copy_release(dst);
+		return ZKP_ERR_NOMEM;
+	}
+	return 0;
+}
+
+/* MemTotal from /proc/meminfo, in bytes (0 when unreadable). */
+static uint64_t mem_total(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	uint64_t kib = 0;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %" SCNu64 " kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib * 1024;
+}
+
+int zkp_engine_new(zkp_engine **ret, const zkp_config *cfg, zkp_engine_notify_fn notify,
+		   void *notify_arg, zkp_error *err)
+{
+	struct zkp_engine *e = NULL;
+	int rc;
+	*ret = NULL;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory creating the engine");
+	pthread_mutex_init(&e->lock, NULL);
+	pthread_cond_init(&e->work_cond, NULL);
+	pthread_cond_init(&e->load_cond, NULL);
+	e->notify = notify;
+	e->notify_arg = notify_arg;
+	e->t0 = eng_now();
+	e->next_id = 1;
+	e->accepting = true;
+	rc = config_copy(&e->cfg, cfg);
+	if (rc) {
+		zkp_error_set(err, rc, "out of memory copying the configuration");
+		goto out;
+	}
+	e->tab_size = 64;
+	e->id_tab = calloc(e->tab_size, sizeof(*e->id_tab));
+	e->rid_tab = calloc(e->tab_size, sizeof(*e->rid_tab));
+	if (!e->id_tab || !e->rid_tab) {
+		rc = zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory creating the job table");
+		goto out;
+	}
+
+	if (e->cfg.memory_budget) {
+		e->budget = e->cfg.memory_budget;
+	} else {
+		uint64_t total = mem_total();
+		if (total <= e->cfg.memory_reserve) {
+			rc = zkp_error_set(err, ZKP_ERR_CONFIG,
+					   "memory.reserve (%" PRIu64 " bytes) leaves no budget: "
+					   "MemTotal is %" PRIu64 " bytes",
+					   e->cfg.memory_reserve, total);
+			goto out;
+		}
+		e->budget = total - e->cfg.memory_reserve;
+	}
+	e->critical_reserve_cfg = e->cfg.critical_reserve;
+
+	unsigned threads = e->cfg.synthesis_threads;
+	if (!threads) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		threads = n > 0 ? (unsigned)n : 1;
+	}
+	/* The pool's callers work too, so threads - 1 workers make threads. */
+	rc = zkp_pool_new(&e->pool, threads - 1);
+	if (rc) {
+		zkp_error_set(err, rc, "cannot start %u synthesis threads", threads);
+		goto out;
+	}
+	e->threads = zkp_pool_threads(e->pool);
+
+	rc = circuits_init(e);
+	if (rc) {
+		zkp_error_set(err, rc, "out of memory creating the circuit table");
+		goto out;
+	}
+	rc = pipelines_init(e, err);
+	if (rc)
+		goto out;
+	rc = loader_start(e);
+	if (!rc)
+		rc = pipelines_start(e);
+	if (rc) {
+		zkp_error_set(err, rc, "cannot start the engine's threads");
+		goto out;
+	}
+	zkp_log(ZKP_LOG_INFO,
+		"engine: %zu pipelines on %s, %u threads, memory budget %" PRIu64 " bytes",
+		e->n_pipelines, e->dev.name, e->threads, e->budget);
+	*ret = e;
+	e = NULL;
+out:
+	zkp_engine_free(e);
+	return rc;
+}
+
+void zkp_engine_free(zkp_engine *e)
+{
+	if (!e)
+		return;
+	/* Stopping and flagging every job in one critical section: a thread
+	 * that hands a job on checks its flag under the lock, so from here on
+	 * nothing enters a pipeline queue whose consumer may have stopped. */
+	pthread_mutex_lock(&e->lock);
+	e->freeing = true;
+	e->stopping = true;
+	e->accepting = false;
+	cancel_all_locked(e);
+	pthread_cond_broadcast(&e->work_cond);
+	pthread_cond_broadcast(&e->load_cond);
+	if (e->pipelines)
+		pipelines_wake(e);
+	pthread_mutex_unlock(&e->lock);
+	pipelines_join(e);
+	loader_join(e);
+
+	/* Every thread is gone: no lock needed below. Each job ended before
+	 * its thread stopped, so only the history holds jobs; the other lists
+	 * are emptied too so that no path can leak one. */
+	struct jlist *lists[] = { &e->history, &e->running, &e->queue[0], &e->queue[1],
+				  &e->queue[2], &e->queue[3] };
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		while (lists[i]->head) {
+			struct job *j = lists[i]->head;
+			jlist_remove(lists[i], j);
+			job_free(j);
+		}
+	pipelines_release(e);
+	circuits_release(e);
+	zkp_pool_free(e->pool);
+	free(e->id_tab);
+	free(e->rid_tab);
+	free(e->events);
+	config_copy_release(&e->cfg);
+	pthread_cond_destroy(&e->work_cond);
+	pthread_cond_destroy(&e->load_cond);
+	pthread_mutex_destroy(&e->lock);
+	free(e);
+}

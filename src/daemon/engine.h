@@ -1,0 +1,279 @@
+/*
+ * engine: zkpd's proving engine without any I/O: circuits, jobs, the
+ * priority scheduler, memory admission and the per-device pipelines. The
+ * server (server.c, the only file with uv.h) calls it from the loop thread
+ * and learns what happened through events.
+ *
+ * Circuits. One entry per [circuit.NAME] of the configuration. A circuit is
+ * loaded once (its .pce mapped read-only, its key decoded or mapped from the
+ * key cache, its vk prepared, its memory model computed) by the engine's
+ * loader thread: at start for preload circuits, on LoadCircuit, or when a
+ * job names a circuit that is not loaded (the job waits queued, and its LOAD
+ * stage is reported). Every pipeline shares the one copy; a refcount counts
+ * the jobs holding it. Unload succeeds only at refcount 0 and with no job
+ * queued for it (ZKP_ERR_BUSY otherwise). A failed load fails the jobs that
+ * waited for it, with the load's message.
+ *
+ * Jobs. Submit takes the witness (bytes, ownership passed; or a path that
+ * must resolve, with symlinks followed, inside server.witness_dir), a
+ * priority and an optional request_id. A request_id equal to that of a
+ * queued, running or remembered finished job returns that job (attached);
+ * a job never runs twice. Finished jobs are remembered, oldest dropped
+ * first, up to server.job_history.
+ *
+ * Scheduling. Four FIFO queues, CRITICAL > HIGH > NORMAL > LOW. A pipeline's
+ * CPU stage takes the first job in that order whose circuit is loaded and
+ * whose working set (the circuit's memory model ws plus its witness bytes)
+ * fits the memory budget beside the jobs already admitted; non-CRITICAL jobs
+ * must also leave memory.critical_reserve free, so a CRITICAL job never
+ * waits behind NORMAL work for memory. The queue between a pipeline's CPU
+ * and device stages (pipeline.depth jobs) is ordered by priority too.
+ *
+ * Pipelines. devices ("auto" or "cpu": the CPU backend as one device; a
+ * list of GPU indices: ZKP_ERR_CONFIG while this build has no CUDA backend)
+ * times gpus.workers_per_device pipelines. Each has three threads:
+ *   cpu      WITNESS (decode, range checks) and EVAL (A w, B w, C w)
+ *   device   NTT and MSM (G1), holding the device's lock for kernel time
+ *   finalize ASSEMBLE (G2 MSM join, randomizers, A, B, C) and VERIFY
+ * with a bounded queue of pipeline.depth between cpu and device and one of
+ * depth 1 between device and finalize. A job's stages are run through
+ * groth16_job.h. One zkp_pool of synthesis.threads is shared by all.
+ *
+ * Cancellation. A queued job is removed at once (CANCELLED). A running job
+ * is flagged; the thread that holds it stops at the next stage boundary,
+ * frees its buffers and releases its admission (CANCELLED). A job never
+ * ends twice.
+ *
+ * Memory. At every stage boundary of every job the engine takes a
+ * zkp_mem_snapshot; the job keeps its stages' RSS, and a ring of the last
+ * ZKP_ENGINE_SNAPSHOTS snapshots (any job) is shown in Status. With
+ * memory.purge_between_stages the arenas are purged (zkp_mem_purge) after
+ * NTT, MSM and the end of a job.
+ *
+ * Events. Whenever something a client may wait for happens (a job's state
+ * or stage changes, the queue moves, a load ends) the engine appends an
+ * event to its event queue and calls notify(notify_arg) from whatever thread
+ * it is on, without holding any engine lock; notify must be quick and
+ * thread-safe (uv_async_send). The loop thread drains events with
+ * zkp_engine_poll.
+ *
+ * Threads: every zkp_engine_* function may be called from any thread; the
+ * server calls them from the loop thread only. None blocks on proving work:
+ * each takes the engine's lock for bookkeeping only (microseconds), except
+ * zkp_engine_new (which starts threads; preloading happens on the loader
+ * thread) and zkp_engine_free (which joins them).
+ */
+#ifndef ZKPD_DAEMON_ENGINE_H
+#define ZKPD_DAEMON_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zkpd/config.h"
+#include "zkpd/error.h"
+#include "zkpd/groth16.h"
+
+#define ZKP_ENGINE_SNAPSHOTS 64
+#define ZKP_REQUEST_ID_MAX 128
+
+/* Numbers equal the wire protocol's (proto/zkpd/v1/zkpd.proto). */
+enum zkp_priority {
+	ZKP_PRIO_NORMAL = 0,
+	ZKP_PRIO_LOW = 1,
+	ZKP_PRIO_HIGH = 2,
+	ZKP_PRIO_CRITICAL = 3,
+};
+enum zkp_job_state {
+	ZKP_JOB_UNKNOWN = 0,
+	ZKP_JOB_QUEUED = 1,
+	ZKP_JOB_RUNNING = 2,
+	ZKP_JOB_DONE = 3,
+	ZKP_JOB_FAILED = 4,
+	ZKP_JOB_CANCELLED = 5,
+};
+enum zkp_stage {
+	ZKP_STAGE_QUEUED = 0,
+	ZKP_STAGE_LOAD,
+	ZKP_STAGE_WITNESS,
+	ZKP_STAGE_EVAL,
+	ZKP_STAGE_NTT,
+	ZKP_STAGE_MSM,
+	ZKP_STAGE_ASSEMBLE,
+	ZKP_STAGE_VERIFY,
+	ZKP_STAGE_DONE,
+	ZKP_NSTAGES
+};
+enum zkp_witness_kind { ZKP_WITNESS_WTNS, ZKP_WITNESS_RAW, ZKP_WITNESS_PATH };
+
+/* "normal", "low", ...; "queued", "load", ...; "queued", "running", ... */
+const char *zkp_priority_name(enum zkp_priority p);
+const char *zkp_stage_name(enum zkp_stage s);
+const char *zkp_job_state_name(enum zkp_job_state s);
+
+typedef struct zkp_engine zkp_engine;
+
+typedef struct {
+	const char *circuit;
+	enum zkp_witness_kind witness_kind;
+	uint8_t *data; /* WTNS, RAW: malloc'd bytes; the engine owns them from the call
+			* on, success or not */
+	size_t len;
+	const char *path; /* PATH */
+	enum zkp_priority priority;
+	const char *request_id; /* NULL or "": none */
+	bool want_json;         /* also produce the snarkjs proof.json text */
+} zkp_job_spec;
+
+enum zkp_event_kind {
+	ZKP_EVENT_JOB,        /* job_id's state or stage changed */
+	ZKP_EVENT_QUEUE,      /* queue positions changed (job_id 0) */
+	ZKP_EVENT_LOAD,       /* a LoadCircuit request ended: token, rc */
+};
+
+typedef struct {
+	enum zkp_event_kind kind;
+	uint64_t job_id;
+	enum zkp_job_state state;
+	enum zkp_stage stage;
+	bool stage_finished;
+	double stage_seconds; /* when stage_finished */
+	uint64_t token;       /* LOAD: the caller's token */
+	int rc;               /* LOAD: 0 or the load's error */
+} zkp_engine_event;
+
+typedef void (*zkp_engine_notify_fn)(void *arg);
+
+/* Builds the circuit table from cfg (copied), the pool, the backend(s) and
+ * the pipelines, starts every thread and asks the loader to preload.
+ * cfg->memory_budget 0 means MemTotal (from /proc/meminfo) minus
+ * memory_reserve. Errors: ZKP_ERR_CONFIG (a device list this build cannot
+ * serve, a budget below the reserve), ZKP_ERR_NOMEM, ZKP_ERR_IO (thread
+ * creation). */
+int zkp_engine_new(zkp_engine **ret, const zkp_config *cfg, zkp_engine_notify_fn notify,
+		   void *notify_arg, zkp_error *err);
+/* Cancels every job, joins every thread, unloads every circuit. NULL is a
+ * no-op. notify is not called once it has started. */
+void zkp_engine_free(zkp_engine *e);
+
+/* Queues a job. On success *job_id is its id (ids start at 1 and never
+ * repeat) and *attached says whether an earlier job with the same
+ * request_id was returned instead (spec->data is then freed).
+ * Errors (message in err): ZKP_ERR_NOT_FOUND (no such circuit; no such
+ * witness file), ZKP_ERR_DENIED (a witness path outside server.witness_dir,
+ * or witness_dir unset), ZKP_ERR_INVAL (empty witness, request_id longer
+ * than ZKP_REQUEST_ID_MAX, unknown priority), ZKP_ERR_LIMIT (server.max_queued
+ * jobs waiting), ZKP_ERR_SHUTDOWN (draining), ZKP_ERR_NOMEM. */
+int zkp_engine_submit(zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id, bool *attached,
+		      zkp_error *err);
+
+/* Cancels a job; *state gets its state afterwards (CANCELLED for a queued
+ * job, RUNNING for one that will stop at its next stage boundary, DONE,
+ * FAILED or CANCELLED for one that had ended). Errors: ZKP_ERR_NOT_FOUND. */
+int zkp_engine_cancel(zkp_engine *e, uint64_t job_id, enum zkp_job_state *state);
+
+typedef struct {
+	double seconds;
+	uint64_t rss; /* VmRSS at the end of the stage */
+	bool ran;
+} zkp_stage_timing;
+
+/* A copy of a job's state and, once it ended, its result. */
+typedef struct {
+	uint64_t job_id;
+	enum zkp_job_state state;
+	enum zkp_stage stage; /* the current or last stage */
+	enum zkp_priority priority;
+	uint32_t queue_position; /* 1 = next; 0 when not queued */
+	uint32_t percent;        /* estimated share of the job done */
+	double elapsed, queue_seconds, total_seconds;
+	char circuit[ZKP_CONFIG_NAME_MAX];
+	char request_id[ZKP_REQUEST_ID_MAX + 1];
+	zkp_stage_timing stages[ZKP_NSTAGES];
+	/* DONE: */
+	uint8_t proof[ZKP_GROTH16_PROOF_BYTES];
+	char *proof_json;  /* malloc'd when asked for, else NULL */
+	uint8_t *inputs;   /* malloc'd, n_inputs * 32 bytes little-endian, without ONE */
+	size_t n_inputs;
+	/* FAILED or CANCELLED: */
+	int error_code;
+	char error_message[512];
+} zkp_job_info;
+
+/* Fills *ret (release it with zkp_job_info_release). Errors:
+ * ZKP_ERR_NOT_FOUND (never existed or forgotten from the history). */
+int zkp_engine_job_info(zkp_engine *e, uint64_t job_id, zkp_job_info *ret);
+void zkp_job_info_release(zkp_job_info *info);
+
+/* Moves up to max pending events into ev, oldest first; returns how many. */
+size_t zkp_engine_poll(zkp_engine *e, zkp_engine_event *ev, size_t max);
+
+/* Asks the loader thread to load a circuit; ZKP_EVENT_LOAD with token
+ * follows (rc 0 at once when it is already loaded). Errors: ZKP_ERR_NOT_FOUND,
+ * ZKP_ERR_SHUTDOWN. */
+int zkp_engine_load(zkp_engine *e, const char *circuit, uint64_t token, zkp_error *err);
+/* Unloads an idle circuit. Errors: ZKP_ERR_NOT_FOUND, ZKP_ERR_BUSY (jobs
+ * hold it or wait for it, or it is loading). */
+int zkp_engine_unload(zkp_engine *e, const char *circuit, zkp_error *err);
+/* The last load error of a circuit, for a LOAD event with rc != 0: returns
+ * the last load's code (0 when it succeeded or none ran) and copies its
+ * message into err. Errors: ZKP_ERR_NOT_FOUND. */
+int zkp_engine_load_error(zkp_engine *e, const char *circuit, zkp_error *err);
+
+typedef struct {
+	char name[ZKP_CONFIG_NAME_MAX];
+	bool loaded, loading, insecure_dev_key;
+	uint64_t constraints, domain, inputs, aux; /* inputs without ONE */
+	uint64_t pce_bytes, key_bytes, working_set;
+	uint32_t refcount, queued;
+	enum zkp_key_format key_format;
+} zkp_circuit_info;
+
+typedef struct {
+	uint32_t id;
+	char device[32];
+	uint64_t cpu_job, device_job, finalize_job;
+	enum zkp_stage cpu_stage;
+	uint32_t depth_used;
+	uint64_t proofs;
+} zkp_pipeline_info;
+
+typedef struct {
+	uint64_t job_id;
+	enum zkp_stage stage;
+	double t; /* seconds since zkp_engine_new */
+	uint64_t rss, allocated, resident;
+} zkp_engine_snap;
+
+typedef struct {
+	double uptime;
+	bool accepting;
+	uint32_t queued[4]; /* by enum zkp_priority */
+	zkp_pipeline_info *pipelines;
+	size_t n_pipelines;
+	zkp_circuit_info *circuits;
+	size_t n_circuits;
+	zkp_job_info *jobs; /* queued and running, without results */
+	size_t n_jobs;
+	zkp_engine_snap snaps[ZKP_ENGINE_SNAPSHOTS];
+	size_t n_snaps; /* oldest first */
+	uint64_t budget, reserved, critical_reserve;
+	uint64_t jobs_done, jobs_failed, jobs_cancelled;
+	/* Per stage: how many ran and their total seconds (for Metrics). */
+	uint64_t stage_count[ZKP_NSTAGES];
+	double stage_seconds[ZKP_NSTAGES];
+} zkp_engine_status;
+
+/* A consistent copy of the engine's state; release frees its arrays. */
+int zkp_engine_get_status(zkp_engine *e, zkp_engine_status *ret);
+void zkp_engine_status_release(zkp_engine_status *s);
+
+/* Shutdown, step 1: refuse new jobs (ZKP_ERR_SHUTDOWN) and cancel the
+ * queued ones; running jobs go on. */
+void zkp_engine_drain(zkp_engine *e);
+/* Jobs still running (admitted and not ended). */
+size_t zkp_engine_running(zkp_engine *e);
+/* Shutdown, step 2 (after the grace period): cancel every running job. */
+void zkp_engine_cancel_all(zkp_engine *e);
+
+#endif

@@ -1,0 +1,347 @@
+/*
+ * engine circuits: the circuit table and the loader thread. A load maps the
+ * .pce, decodes the key against the circuit's shape, prepares the vk once
+ * and computes the memory model admission reserves per job; it runs without
+ * the engine lock, so submissions and status go on meanwhile.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_int.h"
+#include "zkpd/groth16_io.h"
+#include "zkpd/log.h"
+
+int circuits_init(struct zkp_engine *e)
+{
+	if (!e->cfg.n_circuits)
+		return 0;
+	e->circuits = calloc(e->cfg.n_circuits, sizeof(*e->circuits));
+	if (!e->circuits)
+		return ZKP_ERR_NOMEM;
+	e->n_circuits = e->cfg.n_circuits;
+	for (size_t i = 0; i < e->n_circuits; i++) {
+		struct circuit *c = &e->circuits[i];
+		c->cfg = e->cfg.circuits[i];
+		c->insecure = c->cfg.insecure_dev_key ||
+			      (c->cfg.key && strstr(c->cfg.key, "INSECURE-DEV"));
+		zkp_groth16_pk_init(&c->pk);
+		c->want_load = c->cfg.preload;
+	}
+	return 0;
+}
+
+static void circuit_unload_parts(zkp_pce *pce, zkp_groth16_pk *pk, zkp_groth16_pvk *pvk)
+{
+	zkp_groth16_pvk_free(pvk);
+	zkp_groth16_pk_release(pk);
+	zkp_pce_free(pce);
+}
+
+void circuits_release(struct zkp_engine *e)
+{
+	for (size_t i = 0; i < e->n_circuits; i++) {
+		struct circuit *c = &e->circuits[i];
+		circuit_unload_parts(c->pce, &c->pk, c->pvk);
+		free(c->tokens);
+	}
+	free(e->circuits);
+	e->circuits = NULL;
+	e->n_circuits = 0;
+}
+
+struct circuit *circuit_find(struct zkp_engine *e, const char *name)
+{
+	for (size_t i = 0; i < e->n_circuits; i++)
+		if (!strcmp(e->circuits[i].cfg.name, name))
+			return &e->circuits[i];
+	return NULL;
+}
+
+void circuit_request_load(struct zkp_engine *e, struct circuit *c)
+{
+	c->want_load = true;
+	pthread_cond_broadcast(&e->load_cond);
+}
+
+uint64_t critical_reserve(const struct zkp_engine *e)
+{
+	if (e->critical_reserve_cfg)
+		return e->critical_reserve_cfg;
+	uint64_t m = 0;
+	for (size_t i = 0; i < e->n_circuits; i++)
+		if (e->circuits[i].loaded && e->circuits[i].ws > m)
+			m = e->circuits[i].ws;
+	return m;
+}
+
+/* What one load produces, built without the lock. */
+struct loaded {
+	zkp_pce *pce;
+	zkp_groth16_pk pk;
+	zkp_groth16_pvk *pvk;
+	zkp_groth16_mem_model model;
+};
+
+static int load_one(struct loaded *r, const zkp_config_circuit *cfg, zkp_pool *pool,
+		    unsigned threads, zkp_error *err)
+{
+	zkp_groth16_shape shape;
+	int rc;
+	memset(r, 0, sizeof(*r));
+	zkp_groth16_pk_init(&r->pk);
+	rc = zkp_pce_load(&r->pce, cfg->pce, 0, err);
+	if (rc)
+		goto out;
+	zkp_groth16_shape_from_pce(&shape, zkp_pce_get_dims(r->pce),
+				   zkp_pce_density_a_aux(r->pce), zkp_pce_density_b_input(r->pce),
+				   zkp_pce_density_b_aux(r->pce));
+	zkp_groth16_load_opts opts = { .pool = pool, .expect = &shape };
+	rc = zkp_groth16_pk_load(&r->pk, cfg->key, &opts, err);
+	if (rc)
+		goto out;
+	/* The loader picks the format by content; a config that says
+	 * otherwise names the wrong file. */
+	bool is_zkey = r->pk.format == ZKP_GROTH16_FMT_ZKEY;
+	if (is_zkey != (cfg->key_format == ZKP_KEY_FORMAT_ZKEY)) {
+		rc = zkp_error_set(err, ZKP_ERR_FORMAT,
+				   "%s: key_format is %s but the file is a %s key", cfg->key,
+				   cfg->key_format == ZKP_KEY_FORMAT_ZKEY ? "zkey" : "bellman",
+				   is_zkey ? "snarkjs .zkey" : "bellman .params");
+		goto out;
+	}
+	rc = zkp_groth16_pvk_new(&r->pvk, &r->pk.vk);
+	if (rc) {
+		zkp_error_set(err, rc, "%s: cannot prepare the verifying key", cfg->key);
+		goto out;
+	}
+	zkp_groth16_mem_model_of(&r->model, r->pce, &r->pk, threads);
+out:
+	if (rc) {
+		circuit_unload_parts(r->pce, &r->pk, r->pvk);
+		memset(r, 0, sizeof(*r));
+	}
+	return rc;
+}
+
+static void fail_waiting_jobs(struct zkp_engine *e, struct circuit *c)
+{
+	for (int p = 0; p < PRIO_LEVELS; p++) {
+		struct job *j = e->queue[p].head;
+		while (j) {
+			struct job *next = j->next;
+			if (j->circ == c)
+				job_end(e, j, ZKP_JOB_FAILED, c->load_rc, c->load_err.msg);
+			j = next;
+		}
+	}
+}
+
+static void *loader_main(void *arg)
+{
+	struct zkp_engine *e = arg;
+	pthread_mutex_lock(&e->lock);
+	for (;;) {
+		struct circuit *c = NULL;
+		while (!e->stopping) {
+			for (size_t i = 0; i < e->n_circuits && !c; i++)
+				if (e->circuits[i].want_load)
+					c = &e->circuits[i];
+			if (c)
+				break;
+			pthread_cond_wait(&e->load_cond, &e->lock);
+		}
+		if (!c)
+			break;
+		c->want_load = false;
+		if (c->loaded)
+			continue;
+		c->loading = true;
+		c->load_started = eng_now();
+		zkp_config_circuit cfg = c->cfg;
+		pthread_mutex_unlock(&e->lock);
+
+		struct loaded r;
+		zkp_error err = { 0 };
+		double t0 = eng_now();
+		int rc = load_one(&r, &cfg, e->pool, e->threads, &err);
+		double secs = eng_now() - t0;
+		if (rc) {
+			zkp_log(ZKP_LOG_ERROR, "circuit %s: load failed: %s", cfg.name,
+				zkp_error_text(&err, rc));
+		} else {
+			const zkp_pce_dims *d = zkp_pce_get_dims(r.pce);
+			zkp_log(ZKP_LOG_INFO,
+				"circuit %s loaded: %" PRIu64 " constraints, domain 2^%u, %" PRIu64
+				" inputs, %" PRIu64 " aux; pce %zu bytes, key %zu bytes, "
+				"working set %.0f bytes; %.3f s",
+				cfg.name, d->n_constraints, d->domain_log2, d->n_inputs - 1,
+				d->n_aux, zkp_pce_mapped_bytes(r.pce), r.pk.mem_bytes, r.model.ws,
+				secs);
+		}
+
+		pthread_mutex_lock(&e->lock);
+		c->loading = false;
+		c->load_rc = rc;
+		c->load_err.code = rc;
+		snprintf(c->load_err.msg, sizeof(c->load_err.msg), "%s",
+			 rc ? zkp_error_text(&err, rc) : "");
+		double done = eng_now();
+		if (!rc) {
+			c->pce = r.pce;
+			c->pk = r.pk;
+			c->pvk = r.pvk;
+			c->model = r.model;
+			/* Rounded up, without libm. */
+			c->ws = (uint64_t)r.model.ws;
+			if ((double)c->ws < r.model.ws)
+				c->ws++;
+			c->loaded = true;
+			if (c->insecure)
+				zkp_log(ZKP_LOG_WARN,
+					"circuit %s uses an INSECURE development key: its "
+					"proofs can be forged by anyone",
+					c->cfg.name);
+			uint64_t crit = critical_reserve(e);
+			if (c->ws + crit > e->budget)
+				zkp_log(ZKP_LOG_WARN,
+					"circuit %s: working set %" PRIu64
+					" bytes plus the critical reserve %" PRIu64
+					" exceed the memory budget %" PRIu64
+					" bytes: only CRITICAL jobs can run",
+					c->cfg.name, c->ws, crit, e->budget);
+			/* Jobs that waited report their LOAD stage and go back
+			 * to waiting in their queue. */
+			for (int p = 0; p < PRIO_LEVELS; p++)
+				for (struct job *j = e->queue[p].head; j; j = j->next) {
+					if (j->circ != c || j->stage != ZKP_STAGE_LOAD)
+						continue;
+					j->stages[ZKP_STAGE_LOAD].ran = true;
+					j->stages[ZKP_STAGE_LOAD].seconds = done - j->t_submit;
+					emit_job(e, j, true, done - j->t_submit);
+					j->stage = ZKP_STAGE_QUEUED;
+				}
+			e->stage_count[ZKP_STAGE_LOAD]++;
+			e->stage_seconds[ZKP_STAGE_LOAD] += secs;
+			pthread_cond_broadcast(&e->work_cond);
+		} else {
+			fail_waiting_jobs(e, c);
+		}
+		for (size_t i = 0; i < c->n_tokens; i++)
+			emit_load(e, c->tokens[i], rc);
+		c->n_tokens = 0;
+		unlock_notify(e);
+		pthread_mutex_lock(&e->lock);
+	}
+	pthread_mutex_unlock(&e->lock);
+	return NULL;
+}
+
+int loader_start(struct zkp_engine *e)
+{
+	if (pthread_create(&e->loader_thr, NULL, loader_main, e))
+		return ZKP_ERR_IO;
+	e->loader_started = true;
+	return 0;
+}
+
+void loader_join(struct zkp_engine *e)
+{
+	if (e->loader_started)
+		pthread_join(e->loader_thr, NULL);
+	e->loader_started = false;
+}
+
+int zkp_engine_load(zkp_engine *e, const char *circuit, uint64_t token, zkp_error *err)
+{
+	int rc = 0;
+	pthread_mutex_lock(&e->lock);
+	struct circuit *c = circuit_find(e, circuit);
+	if (!c) {
+		rc = zkp_error_set(err, ZKP_ERR_NOT_FOUND, "no circuit named \"%s\"", circuit);
+		goto out;
+	}
+	if (e->stopping || !e->accepting) {
+		rc = zkp_error_set(err, ZKP_ERR_SHUTDOWN, "the daemon is shutting down");
+		goto out;
+	}
+	if (c->loaded) {
+		emit_load(e, token, 0);
+		goto out;
+	}
+	if (c->n_tokens == c->cap_tokens) {
+		size_t cap = c->cap_tokens ? 2 * c->cap_tokens : 4;
+		uint64_t *t = realloc(c->tokens, cap * sizeof(*t));
+		if (!t) {
+			rc = zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		c->tokens = t;
+		c->cap_tokens = cap;
+	}
+	c->tokens[c->n_tokens++] = token;
+	if (!c->loading)
+		circuit_request_load(e, c);
+out:
+	unlock_notify(e);
+	return rc;
+}
+
+int zkp_engine_unload(zkp_engine *e, const char *circuit, zkp_error *err)
+{
+	zkp_pce *pce = NULL;
+	zkp_groth16_pk pk;
+	zkp_groth16_pvk *pvk = NULL;
+	int rc = 0;
+	zkp_groth16_pk_init(&pk);
+	pthread_mutex_lock(&e->lock);
+	struct circuit *c = circuit_find(e, circuit);
+	if (!c) {
+		rc = zkp_error_set(err, ZKP_ERR_NOT_FOUND, "no circuit named \"%s\"", circuit);
+		goto out;
+	}
+	if (c->loading || c->want_load || c->refcount || c->queued) {
+		rc = zkp_error_set(err, ZKP_ERR_BUSY,
+				   "circuit %s is %s: %" PRIu32 " jobs running, %" PRIu32
+				   " queued",
+				   circuit, c->loading || c->want_load ? "loading" : "in use",
+				   c->refcount, c->queued);
+		goto out;
+	}
+	if (!c->loaded)
+		goto out;
+	/* Detached under the lock, freed after it: unmapping takes a while. */
+	pce = c->pce;
+	pk = c->pk;
+	pvk = c->pvk;
+	c->pce = NULL;
+	zkp_groth16_pk_init(&c->pk);
+	c->pvk = NULL;
+	c->loaded = false;
+	c->ws = 0;
+out:
+	pthread_mutex_unlock(&e->lock);
+	if (pce)
+		zkp_log(ZKP_LOG_INFO, "circuit %s unloaded", circuit);
+	circuit_unload_parts(pce, &pk, pvk);
+	return rc;
+}
+
+int zkp_engine_load_error(zkp_engine *e, const char *circuit, zkp_error *err)
+{
+	int rc;
+	pthread_mutex_lock(&e->lock);
+	struct circuit *c = circuit_find(e, circuit);
+	if (!c) {
+		rc = zkp_error_set(err, ZKP_ERR_NOT_FOUND, "no circuit named \"%s\"", circuit);
+	} else {
+		rc = c->load_rc;
+		if (err) {
+			err->code = c->load_err.code;
+			memcpy(err->msg, c->load_err.msg, sizeof(err->msg));
+		}
+	}
+	pthread_mutex_unlock(&e->lock);
+	return rc;
+}

@@ -1,0 +1,215 @@
+/*
+ * engine_int: what engine.c, engine_circuits.c and engine_pipeline.c share.
+ * Private to the engine; the server sees engine.h only.
+ *
+ * Invariants:
+ *  - Everything in struct zkp_engine, struct circuit and struct job that
+ *    more than one thread reads is guarded by e->lock, except:
+ *      - a loaded circuit's pce, pk, pvk and model, which are written before
+ *        `loaded` is set and stay put while refcount or queued is non-zero
+ *        (unload is refused then);
+ *      - a running job's proving buffers (w, n_w, gj, data), which belong to
+ *        the one pipeline thread holding the job.
+ *  - A job is in exactly one list at a time: a priority queue (QUEUED), the
+ *    running list (RUNNING: admitted, held by a pipeline thread or waiting
+ *    in one of its queues) or the history (ended). job_end moves it to the
+ *    history exactly once.
+ *  - notify is called only by unlock_notify, after the lock is released.
+ */
+#ifndef ZKPD_DAEMON_ENGINE_INT_H
+#define ZKPD_DAEMON_ENGINE_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "zkpd/backend.h"
+#include "zkpd/groth16_job.h"
+#include "zkpd/pce.h"
+#include "zkpd/pool.h"
+
+#define PRIO_LEVELS 4
+
+/* Serving order: 0 for CRITICAL, the first served, to 3 for LOW. */
+static inline int serve_rank(enum zkp_priority p)
+{
+	switch (p) {
+	case ZKP_PRIO_CRITICAL: return 0;
+	case ZKP_PRIO_HIGH: return 1;
+	case ZKP_PRIO_NORMAL: return 2;
+	default: return 3;
+	}
+}
+
+struct job;
+
+struct jlist {
+	struct job *head, *tail;
+	size_t n;
+};
+
+struct circuit {
+	zkp_config_circuit cfg; /* strings owned by the engine's config copy */
+	bool insecure;
+	/* Load state. */
+	bool loaded, loading, want_load;
+	zkp_pce *pce;
+	zkp_groth16_pk pk;
+	zkp_groth16_pvk *pvk;
+	zkp_groth16_mem_model model;
+	uint64_t ws; /* model.ws, rounded up */
+	int load_rc;
+	zkp_error load_err;
+	double load_started;
+	uint64_t *tokens; /* LoadCircuit calls waiting for the current load */
+	size_t n_tokens, cap_tokens;
+	/* Jobs holding it (admitted, not ended) and jobs queued for it. */
+	uint32_t refcount, queued;
+	/* Measured stage seconds, moving averages over finished jobs. */
+	double avg[ZKP_NSTAGES];
+	bool have_avg;
+};
+
+struct job {
+	uint64_t id;
+	struct circuit *circ;
+	enum zkp_job_state state;
+	enum zkp_stage stage;
+	enum zkp_priority prio;
+	char request_id[ZKP_REQUEST_ID_MAX + 1];
+	bool cancel;
+	bool want_json;
+	/* Witness as submitted: bytes (owned) or a resolved path (owned). */
+	uint8_t *data;
+	size_t len;
+	char *path;
+	uint64_t ws; /* bytes reserved while admitted */
+	bool admitted;
+	double t_submit, t_start, t_end, t_stage;
+	zkp_stage_timing stages[ZKP_NSTAGES];
+	/* Proving state, owned by the pipeline thread holding the job. */
+	zkp_fr *w;
+	size_t n_w;
+	zkp_groth16_job *gj;
+	/* Result. */
+	uint8_t proof[ZKP_GROTH16_PROOF_BYTES];
+	char *proof_json;
+	uint8_t *inputs;
+	size_t n_inputs;
+	int error_code;
+	char error_message[512];
+	/* Links: the list the job is in, the id and request_id hash chains. */
+	struct job *prev, *next;
+	struct job *id_next, *rid_next;
+};
+
+struct device {
+	char name[32];
+	zkp_backend *be;
+	pthread_mutex_t lock; /* held for NTT and MSM kernel time */
+};
+
+struct pipeline {
+	struct zkp_engine *e;
+	uint32_t id;
+	struct device *dev;
+	pthread_t cpu_thr, dev_thr, fin_thr;
+	bool cpu_started, dev_started, fin_started;
+	pthread_cond_t cond; /* devq or finq changed, or a held job was cancelled */
+	struct job **devq;   /* pipeline_depth slots, highest priority first */
+	size_t devq_n;
+	struct job *finq;
+	uint64_t cpu_job, device_job, finalize_job;
+	enum zkp_stage cpu_stage;
+	uint64_t proofs;
+};
+
+struct zkp_engine {
+	pthread_mutex_t lock;
+	pthread_cond_t work_cond; /* queue, loads or memory changed: cpu threads */
+	pthread_cond_t load_cond; /* a load was asked for: loader thread */
+	zkp_engine_notify_fn notify;
+	void *notify_arg;
+	bool notify_pending;
+	bool stopping, freeing;
+	bool accepting;
+	double t0;
+
+	zkp_config cfg; /* private copy */
+	zkp_pool *pool;
+	unsigned threads;
+
+	struct circuit *circuits;
+	size_t n_circuits;
+	pthread_t loader_thr;
+	bool loader_started;
+
+	struct device dev;
+	bool dev_lock_init;
+	struct pipeline *pipelines;
+	size_t n_pipelines;
+
+	/* Jobs. */
+	uint64_t next_id;
+	struct jlist queue[PRIO_LEVELS]; /* by enum zkp_priority */
+	struct jlist running, history;
+	struct job **id_tab, **rid_tab;
+	size_t tab_size, n_jobs;
+
+	/* Memory admission. */
+	uint64_t budget, reserved, critical_reserve_cfg;
+
+	/* Events. */
+	zkp_engine_event *events;
+	size_t ev_head, ev_n, ev_cap;
+
+	/* Statistics. */
+	zkp_engine_snap snaps[ZKP_ENGINE_SNAPSHOTS];
+	size_t snap_next, n_snaps;
+	uint64_t jobs_done, jobs_failed, jobs_cancelled;
+	uint64_t stage_count[ZKP_NSTAGES];
+	double stage_seconds[ZKP_NSTAGES];
+};
+
+/* engine.c */
+double eng_now(void);
+void unlock_notify(struct zkp_engine *e);
+void emit_job(struct zkp_engine *e, const struct job *j, bool stage_finished, double seconds);
+void emit_queue(struct zkp_engine *e);
+void emit_load(struct zkp_engine *e, uint64_t token, int rc);
+/* Ends j (lock held): state, code and message, admission released, moved
+ * to the history (the oldest entries beyond server.job_history freed),
+ * counters and event. Frees witness bytes j still owns; callers that can
+ * detach them first free them after unlocking instead. */
+void job_end(struct zkp_engine *e, struct job *j, enum zkp_job_state state, int code,
+	     const char *msg);
+/* The first queued job a cpu stage may admit now, taken out of its queue
+ * and marked RUNNING (lock held), or NULL. */
+struct job *admit_next(struct zkp_engine *e);
+/* Records a stage's end (lock not held): snapshot, timing, event. */
+void stage_done(struct zkp_engine *e, struct job *j, enum zkp_stage s, double seconds);
+/* Takes a snapshot into the ring for job_id at stage s (lock not held). */
+void take_snapshot(struct zkp_engine *e, uint64_t job_id, enum zkp_stage s);
+
+/* engine_circuits.c */
+int circuits_init(struct zkp_engine *e);
+void circuits_release(struct zkp_engine *e);
+struct circuit *circuit_find(struct zkp_engine *e, const char *name);
+/* Asks the loader for c (lock held). */
+void circuit_request_load(struct zkp_engine *e, struct circuit *c);
+int loader_start(struct zkp_engine *e);
+void loader_join(struct zkp_engine *e);
+/* The effective critical reserve (lock held). */
+uint64_t critical_reserve(const struct zkp_engine *e);
+
+/* engine_pipeline.c */
+int pipelines_init(struct zkp_engine *e, zkp_error *err);
+int pipelines_start(struct zkp_engine *e);
+/* Wakes every pipeline thread (lock held), e.g. after a cancel. */
+void pipelines_wake(struct zkp_engine *e);
+void pipelines_join(struct zkp_engine *e);
+void pipelines_release(struct zkp_engine *e);
+
+#endif

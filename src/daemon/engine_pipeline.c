@@ -1,0 +1,448 @@
+/*
+ * engine pipelines: per pipeline three threads, each running its stages of
+ * a job through groth16_job.h with the engine lock released:
+ *   cpu      admission, WITNESS, EVAL; hands the job to devq
+ *   device   NTT, MSM under the device's lock; hands the job to finq
+ *   finalize ASSEMBLE + VERIFY (zkp_groth16_job_finish), the result
+ * devq holds pipeline.depth jobs, highest priority first; finq holds one.
+ * A thread that holds a job checks its cancel flag at every stage boundary
+ * and while it waits to hand the job on; handing on happens under the lock
+ * in the same critical section as that check, so once zkp_engine_free has
+ * flagged every job, nothing enters devq or finq any more and each thread
+ * can stop when its input is empty.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_int.h"
+#include "zkpd/groth16_io.h"
+#include "zkpd/log.h"
+#include "zkpd/mem.h"
+#include "zkpd/witness.h"
+
+/* ---- stage helpers ---- */
+
+/* Crosses a stage boundary into `next` (lock held): false when the job
+ * was cancelled, which the caller then ends. */
+static bool enter_stage(struct zkp_engine *e, struct job *j, enum zkp_stage next)
+{
+	if (j->cancel)
+		return false;
+	j->stage = next;
+	j->t_stage = eng_now();
+	emit_job(e, j, false, 0);
+	return true;
+}
+
+static bool enter_stage_unlocked(struct zkp_engine *e, struct job *j, enum zkp_stage next)
+{
+	pthread_mutex_lock(&e->lock);
+	bool ok = enter_stage(e, j, next);
+	unlock_notify(e);
+	return ok;
+}
+
+static void maybe_purge(struct zkp_engine *e)
+{
+	if (e->cfg.purge_between_stages)
+		zkp_mem_purge();
+}
+
+/* Frees what the thread holding j owns for proving (lock not held). */
+static void drop_work(struct job *j)
+{
+	zkp_groth16_job_free(j->gj);
+	j->gj = NULL;
+	if (j->w)
+		zkp_mem_sub(ZKP_MEM_WITNESS, j->n_w * sizeof(zkp_fr));
+	free(j->w);
+	j->w = NULL;
+	j->n_w = 0;
+	free(j->data);
+	j->data = NULL;
+}
+
+/* Ends a job the calling thread holds: FAILED with err, or CANCELLED
+ * (code ZKP_ERR_CANCELLED) when rc is that or the job was flagged. */
+static void end_held(struct zkp_engine *e, uint64_t *slot, struct job *j, int rc,
+		     const zkp_error *err)
+{
+	uint64_t id = j->id;
+	drop_work(j);
+	pthread_mutex_lock(&e->lock);
+	if (rc == ZKP_ERR_CANCELLED || (j->cancel && rc == 0)) {
+		job_end(e, j, ZKP_JOB_CANCELLED, ZKP_ERR_CANCELLED,
+			"cancelled at a stage boundary");
+	} else {
+		job_end(e, j, ZKP_JOB_FAILED, rc, zkp_error_text(err, rc));
+	}
+	*slot = 0;
+	unlock_notify(e);
+	take_snapshot(e, id, ZKP_STAGE_DONE);
+	maybe_purge(e);
+}
+
+static void cancel_held(struct zkp_engine *e, uint64_t *slot, struct job *j)
+{
+	end_held(e, slot, j, ZKP_ERR_CANCELLED, NULL);
+}
+
+/* ---- cpu thread: WITNESS, EVAL ---- */
+
+static int run_witness(struct job *j, zkp_error *err)
+{
+	const zkp_pce_dims *d = zkp_pce_get_dims(j->circ->pce);
+	uint64_t count = 0;
+	int rc;
+	if (j->path)
+		rc = zkp_witness_load(j->path, &j->w, &count, err);
+	else
+		rc = zkp_witness_decode(j->data, j->len, &j->w, &count, err);
+	/* The bytes are decoded: drop them now rather than at the job's end. */
+	free(j->data);
+	j->data = NULL;
+	if (rc)
+		return rc;
+	j->n_w = (size_t)count;
+	zkp_mem_add(ZKP_MEM_WITNESS, j->n_w * sizeof(zkp_fr));
+	if (count != d->n_inputs + d->n_aux)
+		return zkp_error_set(err, ZKP_ERR_MISMATCH,
+				     "witness has %" PRIu64 " values; circuit %s expects %" PRIu64
+				     " (%" PRIu64 " inputs with ONE, %" PRIu64 " aux)",
+				     count, j->circ->cfg.name, d->n_inputs + d->n_aux, d->n_inputs,
+				     d->n_aux);
+	return 0;
+}
+
+static void *cpu_main(void *arg)
+{
+	struct pipeline *pl = arg;
+	struct zkp_engine *e = pl->e;
+	pthread_mutex_lock(&e->lock);
+	for (;;) {
+		struct job *j;
+		while (!(j = admit_next(e)) && !e->stopping)
+			pthread_cond_wait(&e->work_cond, &e->lock);
+		if (!j)
+			break;
+		pl->cpu_job = j->id;
+		pl->cpu_stage = ZKP_STAGE_WITNESS;
+		enter_stage(e, j, ZKP_STAGE_WITNESS);
+		unlock_notify(e);
+
+		zkp_error err = { 0 };
+		struct circuit *c = j->circ;
+		double t0 = eng_now();
+		int rc = run_witness(j, &err);
+		if (rc) {
+			end_held(e, &pl->cpu_job, j, rc, &err);
+			pthread_mutex_lock(&e->lock);
+			continue;
+		}
+		stage_done(e, j, ZKP_STAGE_WITNESS, eng_now() - t0);
+
+		pthread_mutex_lock(&e->lock);
+		pl->cpu_stage = ZKP_STAGE_EVAL;
+		bool go = enter_stage(e, j, ZKP_STAGE_EVAL);
+		unlock_notify(e);
+		if (!go) {
+			cancel_held(e, &pl->cpu_job, j);
+			pthread_mutex_lock(&e->lock);
+			continue;
+		}
+		rc = zkp_groth16_job_new(&j->gj, c->pce, &c->pk, j->w, j->n_w, pl->dev->be, e->pool,
+					 &err);
+		if (!rc)
+			rc = zkp_groth16_job_eval(j->gj, &err);
+		if (rc) {
+			end_held(e, &pl->cpu_job, j, rc, &err);
+			pthread_mutex_lock(&e->lock);
+			continue;
+		}
+		zkp_groth16_prove_times t;
+		zkp_groth16_job_times(j->gj, &t);
+		stage_done(e, j, ZKP_STAGE_EVAL, t.eval);
+
+		/* Hand on to the device stage, by priority. */
+		size_t depth = e->cfg.pipeline_depth ? e->cfg.pipeline_depth : 1;
+		pthread_mutex_lock(&e->lock);
+		while (!j->cancel && pl->devq_n >= depth)
+			pthread_cond_wait(&pl->cond, &e->lock);
+		if (j->cancel) {
+			pthread_mutex_unlock(&e->lock);
+			cancel_held(e, &pl->cpu_job, j);
+			pthread_mutex_lock(&e->lock);
+			continue;
+		}
+		size_t k = pl->devq_n;
+		while (k > 0 && serve_rank(pl->devq[k - 1]->prio) > serve_rank(j->prio)) {
+			pl->devq[k] = pl->devq[k - 1];
+			k--;
+		}
+		pl->devq[k] = j;
+		pl->devq_n++;
+		pl->cpu_job = 0;
+		pl->cpu_stage = ZKP_STAGE_QUEUED;
+		pthread_cond_broadcast(&pl->cond);
+	}
+	pthread_mutex_unlock(&e->lock);
+	return NULL;
+}
+
+/* ---- device thread: NTT, MSM ---- */
+
+static void *dev_main(void *arg)
+{
+	struct pipeline *pl = arg;
+	struct zkp_engine *e = pl->e;
+	pthread_mutex_lock(&e->lock);
+	for (;;) {
+		while (!pl->devq_n && !e->stopping)
+			pthread_cond_wait(&pl->cond, &e->lock);
+		if (!pl->devq_n)
+			break;
+		struct job *j = pl->devq[0];
+		memmove(pl->devq, pl->devq + 1, (pl->devq_n - 1) * sizeof(*pl->devq));
+		pl->devq_n--;
+		pl->device_job = j->id;
+		pthread_cond_broadcast(&pl->cond);
+		bool go = enter_stage(e, j, ZKP_STAGE_NTT);
+		unlock_notify(e);
+		if (!go) {
+			cancel_held(e, &pl->device_job, j);
+			pthread_mutex_lock(&e->lock);
+			continue;
+		}
+
+		zkp_error err = { 0 };
+		zkp_groth16_prove_times t;
+		pthread_mutex_lock(&pl->dev->lock);
+		int rc = zkp_groth16_job_ntt(j->gj, &err);
+		pthread_mutex_unlock(&pl->dev->lock);
+		if (rc) {
+			end_held(e, &pl->device_job, j, rc, &err);
+			pthread_mutex_lock(&e->lock);
+			continue;
+		}
+		zkp_groth16_job_times(j->gj, &t);
+		stage_done(e, j, ZKP_STAGE_NTT, t.ntt);
+		maybe_purge(e);
+
+		if (!enter_stage_unlocked(e, j, ZKP_STAGE_MSM)) {
+			cancel_held(e, &pl->device_job, j);
+			pthread_mutex_lock(&e->lock);
+			continue;
+		}
+		pthread_mutex_lock(&pl->dev->lock);
+		double t0 = eng_now();
+		rc = zkp_groth16_job_msm(j->gj, &err);
+		double secs = eng_now() - t0;
+		pthread_mutex_unlock(&pl->dev->lock);
+		if (rc) {
+			end_held(e, &pl->device_job, j, rc, &err);
+			pthread_mutex_lock(&e->lock);
+			continue;
+		}
+		stage_done(e, j, ZKP_STAGE_MSM, secs);
+		maybe_purge(e);
+
+		pthread_mutex_lock(&e->lock);
+		while (!j->cancel && pl->finq)
+			pthread_cond_wait(&pl->cond, &e->lock);
+		if (j->cancel) {
+			pthread_mutex_unlock(&e->lock);
+			cancel_held(e, &pl->device_job, j);
+			pthread_mutex_lock(&e->lock);
+			continue;
+		}
+		pl->finq = j;
+		pl->device_job = 0;
+		pthread_cond_broadcast(&pl->cond);
+	}
+	pthread_mutex_unlock(&e->lock);
+	return NULL;
+}
+
+/* ---- finalize thread: ASSEMBLE, VERIFY, result ---- */
+
+/* Proof bytes, JSON and public inputs into the job (lock not held: the
+ * result fields are read only once the job has ended). */
+static int make_result(struct job *j, const zkp_groth16_proof *proof, zkp_error *err)
+{
+	const zkp_pce_dims *d = zkp_pce_get_dims(j->circ->pce);
+	zkp_groth16_proof_to_bytes(j->proof, proof);
+	if (j->want_json) {
+		j->proof_json = zkp_groth16_proof_to_json(proof);
+		if (!j->proof_json)
+			return zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory writing proof.json");
+	}
+	size_t n = (size_t)d->n_inputs - 1;
+	if (n) {
+		j->inputs = malloc(n * 32);
+		if (!j->inputs)
+			return zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory copying inputs");
+		for (size_t i = 0; i < n; i++)
+			zkp_fr_to_le(j->inputs + 32 * i, &j->w[1 + i]);
+	}
+	j->n_inputs = n;
+	return 0;
+}
+
+static void *fin_main(void *arg)
+{
+	struct pipeline *pl = arg;
+	struct zkp_engine *e = pl->e;
+	pthread_mutex_lock(&e->lock);
+	for (;;) {
+		while (!pl->finq && !e->stopping)
+			pthread_cond_wait(&pl->cond, &e->lock);
+		if (!pl->finq)
+			break;
+		struct job *j = pl->finq;
+		pl->finq = NULL;
+		pl->finalize_job = j->id;
+		pthread_cond_broadcast(&pl->cond);
+		bool go = enter_stage(e, j, ZKP_STAGE_ASSEMBLE);
+		unlock_notify(e);
+		if (!go) {
+			cancel_held(e, &pl->finalize_job, j);
+			pthread_mutex_lock(&e->lock);
+			continue;
+		}
+
+		zkp_error err = { 0 };
+		zkp_groth16_proof proof;
+		zkp_groth16_prove_times t;
+		int rc = zkp_groth16_job_finish(j->gj, &proof, j->circ->pvk, &err);
+		if (rc) {
+			end_held(e, &pl->finalize_job, j, rc, &err);
+			pthread_mutex_lock(&e->lock);
+			continue;
+		}
+		zkp_groth16_job_times(j->gj, &t);
+		stage_done(e, j, ZKP_STAGE_ASSEMBLE, t.assemble);
+		stage_done(e, j, ZKP_STAGE_VERIFY, t.verify);
+		rc = make_result(j, &proof, &err);
+		if (rc) {
+			end_held(e, &pl->finalize_job, j, rc, &err);
+			pthread_mutex_lock(&e->lock);
+			continue;
+		}
+
+		uint64_t id = j->id;
+		drop_work(j);
+		pthread_mutex_lock(&e->lock);
+		/* The last boundary: a cancel that came during the final
+		 * stages is still honoured, as zkp_engine_cancel promised. */
+		if (j->cancel) {
+			free(j->proof_json);
+			free(j->inputs);
+			j->proof_json = NULL;
+			j->inputs = NULL;
+			j->n_inputs = 0;
+			job_end(e, j, ZKP_JOB_CANCELLED, ZKP_ERR_CANCELLED,
+				"cancelled at a stage boundary");
+		} else {
+			job_end(e, j, ZKP_JOB_DONE, 0, NULL);
+			pl->proofs++;
+		}
+		pl->finalize_job = 0;
+		unlock_notify(e);
+		take_snapshot(e, id, ZKP_STAGE_DONE);
+		maybe_purge(e);
+		pthread_mutex_lock(&e->lock);
+	}
+	pthread_mutex_unlock(&e->lock);
+	return NULL;
+}
+
+/* ---- setup ---- */
+
+int pipelines_init(struct zkp_engine *e, zkp_error *err)
+{
+	const char *devs = e->cfg.devices ? e->cfg.devices : "auto";
+	int rc;
+	if (strcmp(devs, "auto") && strcmp(devs, "cpu"))
+		return zkp_error_set(err, ZKP_ERR_CONFIG,
+				     "gpus.devices = %s: this build has no CUDA backend", devs);
+	snprintf(e->dev.name, sizeof(e->dev.name), "cpu");
+	rc = zkp_backend_cpu_new(&e->dev.be, e->pool);
+	if (rc)
+		return zkp_error_set(err, rc, "cannot create the CPU backend");
+	pthread_mutex_init(&e->dev.lock, NULL);
+	e->dev_lock_init = true;
+
+	size_t n = e->cfg.workers_per_device ? e->cfg.workers_per_device : 1;
+	size_t depth = e->cfg.pipeline_depth ? e->cfg.pipeline_depth : 1;
+	e->pipelines = calloc(n, sizeof(*e->pipelines));
+	if (!e->pipelines)
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory creating pipelines");
+	e->n_pipelines = n;
+	for (size_t i = 0; i < n; i++)
+		pthread_cond_init(&e->pipelines[i].cond, NULL);
+	for (size_t i = 0; i < n; i++) {
+		struct pipeline *pl = &e->pipelines[i];
+		pl->e = e;
+		pl->id = (uint32_t)i;
+		pl->dev = &e->dev;
+		pl->devq = calloc(depth, sizeof(*pl->devq));
+		if (!pl->devq)
+			return zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory creating pipelines");
+	}
+	return 0;
+}
+
+int pipelines_start(struct zkp_engine *e)
+{
+	for (size_t i = 0; i < e->n_pipelines; i++) {
+		struct pipeline *pl = &e->pipelines[i];
+		if (pthread_create(&pl->cpu_thr, NULL, cpu_main, pl))
+			return ZKP_ERR_IO;
+		pl->cpu_started = true;
+		if (pthread_create(&pl->dev_thr, NULL, dev_main, pl))
+			return ZKP_ERR_IO;
+		pl->dev_started = true;
+		if (pthread_create(&pl->fin_thr, NULL, fin_main, pl))
+			return ZKP_ERR_IO;
+		pl->fin_started = true;
+	}
+	return 0;
+}
+
+void pipelines_wake(struct zkp_engine *e)
+{
+	for (size_t i = 0; i < e->n_pipelines; i++)
+		pthread_cond_broadcast(&e->pipelines[i].cond);
+}
+
+void pipelines_join(struct zkp_engine *e)
+{
+	for (size_t i = 0; i < e->n_pipelines; i++) {
+		struct pipeline *pl = &e->pipelines[i];
+		if (pl->cpu_started)
+			pthread_join(pl->cpu_thr, NULL);
+		if (pl->dev_started)
+			pthread_join(pl->dev_thr, NULL);
+		if (pl->fin_started)
+			pthread_join(pl->fin_thr, NULL);
+		pl->cpu_started = pl->dev_started = pl->fin_started = false;
+	}
+}
+
+void pipelines_release(struct zkp_engine *e)
+{
+	for (size_t i = 0; i < e->n_pipelines; i++) {
+		pthread_cond_destroy(&e->pipelines[i].cond);
+		free(e->pipelines[i].devq);
+	}
+	free(e->pipelines);
+	e->pipelines = NULL;
+	e->n_pipelines = 0;
+	if (e->dev_lock_init)
+		pthread_mutex_destroy(&e->dev.lock);
+	e->dev_lock_init = false;
+	zkp_backend_free(e->dev.be);
+	e->dev.be = NULL;
+}

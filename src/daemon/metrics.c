@@ -1,0 +1,154 @@
+/*
+ * Prometheus text exposition (format 0.0.4). Built into an open_memstream
+ * buffer: a few kilobytes, once per scrape.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "metrics.h"
+#include "zkpd/mem.h"
+
+static void family(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP zkpd_%s %s\n# TYPE zkpd_%s %s\n", name, help, name, type);
+}
+
+static void value(FILE *f, const char *name, double v)
+{
+	fprintf(f, "zkpd_%s %.17g\n", name, v);
+}
+
+static void one(FILE *f, const char *name, const char *type, const char *help, double v)
+{
+	family(f, name, type, help);
+	value(f, name, v);
+}
+
+char *zkp_metrics_text(zkp_engine *e, const zkp_server_stats *ss)
+{
+	zkp_engine_status st;
+	zkp_mem_snap snap;
+	char *buf = NULL;
+	size_t size = 0;
+	if (zkp_engine_get_status(e, &st))
+		return NULL;
+	zkp_mem_snapshot("metrics", &snap);
+	FILE *f = open_memstream(&buf, &size);
+	if (!f) {
+		zkp_engine_status_release(&st);
+		return NULL;
+	}
+
+	one(f, "uptime_seconds", "gauge", "Seconds since the daemon started.", st.uptime);
+	one(f, "accepting", "gauge", "1 while new jobs are accepted, 0 while draining.",
+	    st.accepting && ss->accepting);
+
+	family(f, "jobs_total", "counter", "Jobs that ended, by final state.");
+	fprintf(f, "zkpd_jobs_total{state=\"done\"} %llu\n", (unsigned long long)st.jobs_done);
+	fprintf(f, "zkpd_jobs_total{state=\"failed\"} %llu\n",
+		(unsigned long long)st.jobs_failed);
+	fprintf(f, "zkpd_jobs_total{state=\"cancelled\"} %llu\n",
+		(unsigned long long)st.jobs_cancelled);
+
+	family(f, "jobs_queued", "gauge", "Jobs waiting to start, by priority.");
+	for (int p = 0; p < 4; p++)
+		fprintf(f, "zkpd_jobs_queued{priority=\"%s\"} %u\n",
+			zkp_priority_name((enum zkp_priority)p), st.queued[p]);
+	size_t running = 0;
+	for (size_t i = 0; i < st.n_jobs; i++)
+		running += st.jobs[i].state == ZKP_JOB_RUNNING;
+	one(f, "jobs_running", "gauge", "Jobs admitted and not yet ended.", (double)running);
+
+	family(f, "stage_seconds_total", "counter", "Seconds spent in each stage, all jobs.");
+	for (int s = 0; s < ZKP_NSTAGES; s++)
+		if (st.stage_count[s])
+			fprintf(f, "zkpd_stage_seconds_total{stage=\"%s\"} %.9g\n",
+				zkp_stage_name((enum zkp_stage)s), st.stage_seconds[s]);
+	family(f, "stage_runs_total", "counter", "Stages finished, all jobs.");
+	for (int s = 0; s < ZKP_NSTAGES; s++)
+		if (st.stage_count[s])
+			fprintf(f, "zkpd_stage_runs_total{stage=\"%s\"} %llu\n",
+				zkp_stage_name((enum zkp_stage)s),
+				(unsigned long long)st.stage_count[s]);
+
+	family(f, "pipeline_proofs_total", "counter", "Proofs finished by each pipeline.");
+	for (size_t i = 0; i < st.n_pipelines; i++)
+		fprintf(f, "zkpd_pipeline_proofs_total{pipeline=\"%u\",device=\"%s\"} %llu\n",
+			st.pipelines[i].id, st.pipelines[i].device,
+			(unsigned long long)st.pipelines[i].proofs);
+	family(f, "pipeline_depth_used", "gauge",
+	       "Jobs waiting between a pipeline's CPU and device stages.");
+	for (size_t i = 0; i < st.n_pipelines; i++)
+		fprintf(f, "zkpd_pipeline_depth_used{pipeline=\"%u\"} %u\n", st.pipelines[i].id,
+			st.pipelines[i].depth_used);
+
+	family(f, "circuit_loaded", "gauge", "1 when the circuit is resident.");
+	for (size_t i = 0; i < st.n_circuits; i++)
+		fprintf(f, "zkpd_circuit_loaded{circuit=\"%s\"} %d\n", st.circuits[i].name,
+			st.circuits[i].loaded);
+	family(f, "circuit_bytes", "gauge", "Resident size of a loaded circuit, by part.");
+	for (size_t i = 0; i < st.n_circuits; i++) {
+		if (!st.circuits[i].loaded)
+			continue;
+		fprintf(f, "zkpd_circuit_bytes{circuit=\"%s\",part=\"pce\"} %llu\n",
+			st.circuits[i].name, (unsigned long long)st.circuits[i].pce_bytes);
+		fprintf(f, "zkpd_circuit_bytes{circuit=\"%s\",part=\"key\"} %llu\n",
+			st.circuits[i].name, (unsigned long long)st.circuits[i].key_bytes);
+	}
+	family(f, "circuit_refcount", "gauge", "Jobs holding the circuit.");
+	for (size_t i = 0; i < st.n_circuits; i++)
+		fprintf(f, "zkpd_circuit_refcount{circuit=\"%s\"} %u\n", st.circuits[i].name,
+			st.circuits[i].refcount);
+
+	one(f, "process_resident_bytes", "gauge", "VmRSS of the daemon.", (double)snap.rss.rss);
+	one(f, "process_peak_resident_bytes", "gauge", "VmHWM of the daemon.",
+	    (double)snap.rss.hwm);
+	if (snap.je.available) {
+		family(f, "jemalloc_bytes", "gauge", "jemalloc stats.* figures.");
+		fprintf(f, "zkpd_jemalloc_bytes{kind=\"allocated\"} %llu\n",
+			(unsigned long long)snap.je.allocated);
+		fprintf(f, "zkpd_jemalloc_bytes{kind=\"active\"} %llu\n",
+			(unsigned long long)snap.je.active);
+		fprintf(f, "zkpd_jemalloc_bytes{kind=\"resident\"} %llu\n",
+			(unsigned long long)snap.je.resident);
+		fprintf(f, "zkpd_jemalloc_bytes{kind=\"mapped\"} %llu\n",
+			(unsigned long long)snap.je.mapped);
+		fprintf(f, "zkpd_jemalloc_bytes{kind=\"retained\"} %llu\n",
+			(unsigned long long)snap.je.retained);
+		fprintf(f, "zkpd_jemalloc_bytes{kind=\"metadata\"} %llu\n",
+			(unsigned long long)snap.je.metadata);
+	}
+	family(f, "memory_category_bytes", "gauge",
+	       "zkpd's own counters of large buffers, by category.");
+	for (int c = 0; c < ZKP_MEM_NCATEGORIES; c++)
+		fprintf(f, "zkpd_memory_category_bytes{category=\"%s\"} %llu\n",
+			zkp_mem_category_name((enum zkp_mem_category)c),
+			(unsigned long long)snap.counters[c]);
+	one(f, "memory_budget_bytes", "gauge", "Memory budget for admitted jobs.",
+	    (double)st.budget);
+	one(f, "memory_reserved_bytes", "gauge", "Working sets of admitted jobs.",
+	    (double)st.reserved);
+	one(f, "memory_critical_reserve_bytes", "gauge",
+	    "Part of the budget only CRITICAL jobs may use.", (double)st.critical_reserve);
+
+	one(f, "connections", "gauge", "Open client connections.", ss->connections);
+	one(f, "connections_total", "counter", "Connections accepted.",
+	    (double)ss->connections_total);
+	one(f, "connections_refused_total", "counter",
+	    "Connections closed at once because server.max_connections were open.",
+	    (double)ss->connections_refused);
+	one(f, "frames_received_total", "counter", "Frames received.", (double)ss->frames_in);
+	one(f, "frames_sent_total", "counter", "Frames sent.", (double)ss->frames_out);
+	one(f, "received_bytes_total", "counter", "Bytes received.", (double)ss->bytes_in);
+	one(f, "sent_bytes_total", "counter", "Bytes sent.", (double)ss->bytes_out);
+	one(f, "protocol_errors_total", "counter",
+	    "Frames refused: oversized, empty or not an Envelope.",
+	    (double)ss->protocol_errors);
+
+	zkp_engine_status_release(&st);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}

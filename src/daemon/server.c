@@ -1,0 +1,640 @@
+/*
+ * The libuv side of zkpd: listeners, connections, frames, timers, signals.
+ *
+ * Reads land in one loop-wide buffer: libuv calls alloc_cb and read_cb
+ * back to back for one stream on the loop thread, so a single buffer serves
+ * every connection and an idle connection costs no read buffer at all.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <uv.h>
+
+#include "engine.h"
+#include "server.h"
+#include "session.h"
+#include "wire.h"
+#include "zkpd/log.h"
+
+#define READ_BUF_BYTES (256 * 1024)
+#define TICK_MS 100
+#define EVENTS_PER_POLL 256
+
+typedef struct conn conn;
+
+struct conn {
+	union {
+		uv_stream_t stream;
+		uv_pipe_t pipe;
+		uv_tcp_t tcp;
+	} h;
+	uv_timer_t idle;
+	zkp_server *srv;
+	zkp_session *session;
+	zkp_frame_reader reader;
+	conn *prev, *next;
+	uint64_t pending; /* bytes queued for writing */
+	bool reading, closing, close_after_flush;
+	int handles_open; /* h and idle: freed when both closed */
+	char peer[64];
+};
+
+typedef struct {
+	union {
+		uv_stream_t stream;
+		uv_pipe_t pipe;
+		uv_tcp_t tcp;
+	} h;
+	zkp_server *srv;
+	zkp_address addr;
+	bool open;
+} listener;
+
+typedef struct {
+	uv_write_t req;
+	conn *c;
+	uint8_t *frame;
+	size_t len;
+} write_req;
+
+struct zkp_server {
+	const zkp_config *cfg;
+	uv_loop_t loop;
+	uv_async_t wake;
+	uv_timer_t tick, grace;
+	uv_signal_t sigterm, sigint;
+	zkp_engine *engine;
+	zkp_session_ctx ctx;
+	zkp_server_stats stats;
+	listener listeners[ZKP_CONFIG_MAX_LISTEN];
+	size_t n_listeners;
+	conn *conns;
+	uint8_t *read_buf;
+	bool read_buf_busy;
+	bool draining, finishing, finished;
+	int signals;
+	zkp_engine_event events[EVENTS_PER_POLL];
+};
+
+static void conn_close(conn *c);
+
+/* ---- writing ---- */
+
+static void maybe_resume(conn *c);
+
+static void on_write(uv_write_t *req, int status)
+{
+	write_req *w = (write_req *)req;
+	conn *c = w->c;
+	c->pending -= w->len;
+	free(w->frame);
+	free(w);
+	if (status < 0 && status != UV_ECANCELED && !c->closing) {
+		zkp_log(ZKP_LOG_INFO, "connection %s: write failed: %s", c->peer,
+			uv_strerror(status));
+		conn_close(c);
+		return;
+	}
+	if (c->closing)
+		return;
+	if (c->close_after_flush && c->pending == 0) {
+		conn_close(c);
+		return;
+	}
+	maybe_resume(c);
+}
+
+/* zkp_session_send_fn */
+static int conn_send(void *arg, uint8_t *frame, size_t len)
+{
+	conn *c = arg;
+	if (c->closing) {
+		free(frame);
+		return ZKP_ERR_IO;
+	}
+	write_req *w = malloc(sizeof(*w));
+	if (!w) {
+		free(frame);
+		return ZKP_ERR_NOMEM;
+	}
+	w->c = c;
+	w->frame = frame;
+	w->len = len;
+	uv_buf_t buf = uv_buf_init((char *)frame, (unsigned)len);
+	int rc = uv_write(&w->req, &c->h.stream, &buf, 1, on_write);
+	if (rc) {
+		free(frame);
+		free(w);
+		zkp_log(ZKP_LOG_INFO, "connection %s: write failed: %s", c->peer, uv_strerror(rc));
+		conn_close(c);
+		return ZKP_ERR_IO;
+	}
+	c->pending += len;
+	c->srv->stats.frames_out++;
+	c->srv->stats.bytes_out += len;
+	/* Backpressure: a client that does not read its answers stops being
+	 * read from, so it cannot make the daemon queue without bound. */
+	if (c->reading && c->pending > c->srv->cfg->conn_buffer_bytes) {
+		uv_read_stop(&c->h.stream);
+		c->reading = false;
+	}
+	return 0;
+}
+
+/* ---- reading ---- */
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	conn *c = h->data;
+	(void)suggested;
+	*buf = uv_buf_init((char *)c->srv->read_buf, READ_BUF_BYTES);
+}
+
+static void frame_failed(conn *c, int code, const zkp_error *err)
+{
+	c->srv->stats.protocol_errors++;
+	zkp_log(ZKP_LOG_WARN, "connection %s: %s; closing it", c->peer,
+		zkp_error_text(err, code));
+	zkp_session_frame_error(c->session, code, zkp_error_text(err, code));
+	uv_read_stop(&c->h.stream);
+	c->reading = false;
+	c->close_after_flush = true;
+	if (c->pending == 0)
+		conn_close(c);
+}
+
+static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+	conn *c = stream->data;
+	(void)buf;
+	if (nread == 0)
+		return;
+	if (nread < 0) {
+		if (nread != UV_EOF)
+			zkp_log(ZKP_LOG_INFO, "connection %s: %s", c->peer, uv_strerror((int)nread));
+		conn_close(c);
+		return;
+	}
+	c->srv->stats.bytes_in += (uint64_t)nread;
+	if (zkp_frame_reader_feed(&c->reader, c->srv->read_buf, (size_t)nread)) {
+		zkp_error err = { 0 };
+		zkp_error_set(&err, ZKP_ERR_NOMEM, "no memory to receive a frame");
+		frame_failed(c, ZKP_ERR_NOMEM, &err);
+		return;
+	}
+	for (;;) {
+		const uint8_t *body;
+		size_t len;
+		zkp_error err = { 0 };
+		int rc = zkp_frame_next(&c->reader, &body, &len, &err);
+		if (rc == 0)
+			break;
+		if (rc < 0) {
+			frame_failed(c, rc, &err);
+			return;
+		}
+		c->srv->stats.frames_in++;
+		uv_timer_again(&c->idle);
+		if (zkp_session_frame(c->session, body, len)) {
+			c->srv->stats.protocol_errors++;
+			zkp_log(ZKP_LOG_WARN, "connection %s: a frame is not an Envelope; "
+					      "closing it", c->peer);
+			uv_read_stop(&c->h.stream);
+			c->reading = false;
+			c->close_after_flush = true;
+			if (c->pending == 0)
+				conn_close(c);
+			return;
+		}
+		if (c->closing || !c->reading)
+			return;
+	}
+}
+
+static void maybe_resume(conn *c)
+{
+	if (c->reading || c->closing || c->close_after_flush)
+		return;
+	if (c->pending <= c->srv->cfg->conn_buffer_bytes / 2) {
+		if (!uv_read_start(&c->h.stream, on_alloc, on_read))
+			c->reading = true;
+	}
+}
+
+/* ---- connection lifetime ---- */
+
+static void on_conn_handle_closed(uv_handle_t *h)
+{
+	conn *c = h->data;
+	if (--c->handles_open > 0)
+		return;
+	zkp_session_free(c->session);
+	zkp_frame_reader_release(&c->reader);
+	free(c);
+}
+
+static void conn_close(conn *c)
+{
+	if (c->closing)
+		return;
+	c->closing = true;
+	zkp_server *s = c->srv;
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		s->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	s->stats.connections--;
+	uv_timer_stop(&c->idle);
+	uv_close((uv_handle_t *)&c->idle, on_conn_handle_closed);
+	uv_close((uv_handle_t *)&c->h.stream, on_conn_handle_closed);
+}
+
+static void on_idle(uv_timer_t *t)
+{
+	conn *c = t->data;
+	if (zkp_session_busy(c->session)) {
+		uv_timer_again(t);
+		return;
+	}
+	zkp_log(ZKP_LOG_INFO, "connection %s: idle for %llu ms; closing it", c->peer,
+		(unsigned long long)c->srv->cfg->idle_timeout_ms);
+	conn_close(c);
+}
+
+static void on_connection(uv_stream_t *server, int status)
+{
+	listener *l = server->data;
+	zkp_server *s = l->srv;
+	if (status < 0) {
+		zkp_log(ZKP_LOG_WARN, "accept on %s: %s",
+			l->addr.kind == ZKP_ADDR_UNIX ? l->addr.path : l->addr.host,
+			uv_strerror(status));
+		return;
+	}
+	conn *c = calloc(1, sizeof(*c));
+	if (!c)
+		return;
+	c->srv = s;
+	if (l->addr.kind == ZKP_ADDR_UNIX)
+		uv_pipe_init(&s->loop, &c->h.pipe, 0);
+	else
+		uv_tcp_init(&s->loop, &c->h.tcp);
+	uv_timer_init(&s->loop, &c->idle);
+	c->h.stream.data = c;
+	c->idle.data = c;
+	c->handles_open = 2;
+	zkp_frame_reader_init(&c->reader, s->cfg->max_frame_bytes);
+	c->session = zkp_session_new(&s->ctx, conn_send, c);
+	/* Link first: conn_close unlinks. */
+	c->next = s->conns;
+	if (s->conns)
+		s->conns->prev = c;
+	s->conns = c;
+	s->stats.connections++;
+	if (uv_accept(server, &c->h.stream) || !c->session) {
+		conn_close(c);
+		return;
+	}
+	if (l->addr.kind == ZKP_ADDR_TCP) {
+		struct sockaddr_storage ss;
+		int len = sizeof(ss);
+		char host[48] = "?";
+		uv_tcp_nodelay(&c->h.tcp, 1);
+		if (!uv_tcp_getpeername(&c->h.tcp, (struct sockaddr *)&ss, &len)) {
+			if (ss.ss_family == AF_INET6)
+				uv_ip6_name((struct sockaddr_in6 *)&ss, host, sizeof(host));
+			else
+				uv_ip4_name((struct sockaddr_in *)&ss, host, sizeof(host));
+		}
+		snprintf(c->peer, sizeof(c->peer), "tcp:%s#%llu", host,
+			 (unsigned long long)s->stats.connections_total + 1);
+	} else {
+		snprintf(c->peer, sizeof(c->peer), "unix#%llu",
+			 (unsigned long long)s->stats.connections_total + 1);
+	}
+	s->stats.connections_total++;
+	if (s->stats.connections > s->cfg->max_connections) {
+		zkp_error err = { 0 };
+		s->stats.connections_refused++;
+		zkp_error_set(&err, ZKP_ERR_LIMIT, "server.max_connections (%u) connections "
+			      "are open; try again later", s->cfg->max_connections);
+		zkp_session_frame_error(c->session, ZKP_ERR_LIMIT, err.msg);
+		c->close_after_flush = true;
+		if (c->pending == 0)
+			conn_close(c);
+		return;
+	}
+	if (s->cfg->idle_timeout_ms)
+		uv_timer_start(&c->idle, on_idle, s->cfg->idle_timeout_ms,
+			       s->cfg->idle_timeout_ms);
+	if (uv_read_start(&c->h.stream, on_alloc, on_read)) {
+		conn_close(c);
+		return;
+	}
+	c->reading = true;
+}
+
+/* ---- listeners ---- */
+
+/* Refuses to take over the socket of a running daemon; removes a stale
+ * socket file left by one that died. */
+static int prepare_unix_path(const char *path, zkp_error *err)
+{
+	struct stat st;
+	char dir[sizeof(((zkp_address *)0)->path)];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = 0;
+		if (mkdir(dir, 0700) && errno != EEXIST)
+			return zkp_error_set(err, ZKP_ERR_IO, "cannot create directory %s: %s",
+					     dir, strerror(errno));
+	}
+	if (lstat(path, &st))
+		return 0;
+	if (!S_ISSOCK(st.st_mode))
+		return zkp_error_set(err, ZKP_ERR_IO, "%s exists and is not a socket", path);
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0)
+		return zkp_error_set(err, ZKP_ERR_IO, "socket: %s", strerror(errno));
+	struct sockaddr_un sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	int live = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	close(fd);
+	if (live)
+		return zkp_error_set(err, ZKP_ERR_IO, "another daemon is serving unix:%s", path);
+	if (unlink(path))
+		return zkp_error_set(err, ZKP_ERR_IO, "cannot remove stale socket %s: %s", path,
+				     strerror(errno));
+	zkp_log(ZKP_LOG_INFO, "removed stale socket %s", path);
+	return 0;
+}
+
+static int listen_on(zkp_server *s, listener *l, zkp_error *err)
+{
+	int rc;
+	l->srv = s;
+	if (l->addr.kind == ZKP_ADDR_UNIX) {
+		rc = prepare_unix_path(l->addr.path, err);
+		if (rc)
+			return rc;
+		uv_pipe_init(&s->loop, &l->h.pipe, 0);
+		l->open = true;
+		l->h.stream.data = l;
+		rc = uv_pipe_bind(&l->h.pipe, l->addr.path);
+		if (!rc && chmod(l->addr.path, s->cfg->socket_mode))
+			rc = uv_translate_sys_error(errno);
+	} else {
+		struct addrinfo hints, *ai = NULL;
+		char port[8];
+		memset(&hints, 0, sizeof(hints));
+		hints.ai_socktype = SOCK_STREAM;
+		hints.ai_flags = AI_PASSIVE;
+		snprintf(port, sizeof(port), "%u", l->addr.port);
+		int gai = getaddrinfo(l->addr.host, port, &hints, &ai);
+		if (gai)
+			return zkp_error_set(err, ZKP_ERR_IO, "tcp:%s:%u: %s", l->addr.host,
+					     l->addr.port, gai_strerror(gai));
+		uv_tcp_init(&s->loop, &l->h.tcp);
+		l->open = true;
+		l->h.stream.data = l;
+		rc = uv_tcp_bind(&l->h.tcp, ai->ai_addr, 0);
+		freeaddrinfo(ai);
+	}
+	if (!rc)
+		rc = uv_listen(&l->h.stream, 511, on_connection);
+	if (rc) {
+		if (l->addr.kind == ZKP_ADDR_UNIX)
+			return zkp_error_set(err, ZKP_ERR_IO, "cannot listen on unix:%s: %s",
+					     l->addr.path, uv_strerror(rc));
+		return zkp_error_set(err, ZKP_ERR_IO, "cannot listen on tcp:%s:%u: %s",
+				     l->addr.host, l->addr.port, uv_strerror(rc));
+	}
+	if (l->addr.kind == ZKP_ADDR_UNIX)
+		zkp_log(ZKP_LOG_INFO, "listening on unix:%s (mode %04o)", l->addr.path,
+			s->cfg->socket_mode);
+	else
+		zkp_log(ZKP_LOG_INFO, "listening on tcp:%s:%u", l->addr.host, l->addr.port);
+	return 0;
+}
+
+static void close_listeners(zkp_server *s)
+{
+	for (size_t i = 0; i < s->n_listeners; i++) {
+		listener *l = &s->listeners[i];
+		if (!l->open)
+			continue;
+		l->open = false;
+		uv_close((uv_handle_t *)&l->h.stream, NULL);
+		if (l->addr.kind == ZKP_ADDR_UNIX)
+			unlink(l->addr.path);
+	}
+}
+
+/* ---- engine events and shutdown ---- */
+
+/* Called on engine threads. */
+static void engine_notify(void *arg)
+{
+	zkp_server *s = arg;
+	uv_async_send(&s->wake);
+}
+
+static void finish(zkp_server *s);
+
+static void drain_events(zkp_server *s)
+{
+	size_t n;
+	while ((n = zkp_engine_poll(s->engine, s->events, EVENTS_PER_POLL)) > 0) {
+		for (size_t i = 0; i < n; i++)
+			for (conn *c = s->conns, *next; c; c = next) {
+				next = c->next;
+				zkp_session_event(c->session, &s->events[i]);
+			}
+	}
+	if (s->draining && !s->finishing && zkp_engine_running(s->engine) == 0)
+		finish(s);
+}
+
+static void on_wake(uv_async_t *a)
+{
+	drain_events(a->data);
+}
+
+static void on_tick(uv_timer_t *t)
+{
+	zkp_server *s = t->data;
+	double now = zkp_session_now();
+	for (conn *c = s->conns, *next; c; c = next) {
+		next = c->next;
+		zkp_session_tick(c->session, now);
+	}
+	drain_events(s);
+}
+
+static void on_shutdown_done(uv_shutdown_t *req, int status)
+{
+	conn *c = req->data;
+	(void)status;
+	free(req);
+	conn_close(c);
+}
+
+/* No job runs any more: answers went out with the last events; flush every
+ * connection, then let the loop end. */
+static void finish(zkp_server *s)
+{
+	s->finishing = true;
+	zkp_log(ZKP_LOG_INFO, "no job running; closing %u connection(s)", s->stats.connections);
+	for (conn *c = s->conns, *next; c; c = next) {
+		next = c->next;
+		uv_shutdown_t *req = malloc(sizeof(*req));
+		if (c->reading) {
+			uv_read_stop(&c->h.stream);
+			c->reading = false;
+		}
+		if (!req || uv_shutdown(req, &c->h.stream, on_shutdown_done)) {
+			free(req);
+			conn_close(c);
+			continue;
+		}
+		req->data = c;
+	}
+	uv_timer_stop(&s->grace);
+	uv_timer_stop(&s->tick);
+	uv_close((uv_handle_t *)&s->grace, NULL);
+	uv_close((uv_handle_t *)&s->tick, NULL);
+	uv_close((uv_handle_t *)&s->sigterm, NULL);
+	uv_close((uv_handle_t *)&s->sigint, NULL);
+	/* The wake handle stays open until the engine is freed (its threads
+	 * may still notify while they stop); run() closes it afterwards. */
+	uv_unref((uv_handle_t *)&s->wake);
+	s->finished = true;
+}
+
+static void on_grace(uv_timer_t *t)
+{
+	zkp_server *s = t->data;
+	size_t n = zkp_engine_running(s->engine);
+	if (n)
+		zkp_log(ZKP_LOG_WARN, "shutdown grace of %llu ms over: cancelling %zu running job(s)",
+			(unsigned long long)s->cfg->shutdown_grace_ms, n);
+	zkp_engine_cancel_all(s->engine);
+	drain_events(s);
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+	zkp_server *s = h->data;
+	s->signals++;
+	if (s->signals > 1) {
+		zkp_log(ZKP_LOG_WARN, "signal %d again: cancelling running jobs now", signum);
+		zkp_engine_cancel_all(s->engine);
+		drain_events(s);
+		return;
+	}
+	zkp_log(ZKP_LOG_INFO, "signal %d: draining (no new jobs; %zu running, grace %llu ms)",
+		signum, zkp_engine_running(s->engine),
+		(unsigned long long)s->cfg->shutdown_grace_ms);
+	s->draining = true;
+	s->stats.accepting = false;
+	close_listeners(s);
+	zkp_engine_drain(s->engine);
+	uv_timer_start(&s->grace, on_grace, s->cfg->shutdown_grace_ms, 0);
+	drain_events(s);
+}
+
+/* ---- lifetime ---- */
+
+int zkp_server_new(zkp_server **ret, const zkp_config *cfg, zkp_error *err)
+{
+	zkp_server *s = calloc(1, sizeof(*s));
+	int rc;
+	*ret = NULL;
+	if (!s)
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "no memory for the server");
+	s->cfg = cfg;
+	s->read_buf = malloc(READ_BUF_BYTES);
+	if (!s->read_buf || uv_loop_init(&s->loop)) {
+		free(s->read_buf);
+		free(s);
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "cannot set up the event loop");
+	}
+	uv_async_init(&s->loop, &s->wake, on_wake);
+	s->wake.data = s;
+	uv_timer_init(&s->loop, &s->tick);
+	uv_timer_init(&s->loop, &s->grace);
+	uv_signal_init(&s->loop, &s->sigterm);
+	uv_signal_init(&s->loop, &s->sigint);
+	s->tick.data = s->grace.data = s->sigterm.data = s->sigint.data = s;
+	s->stats.accepting = true;
+	s->ctx.cfg = cfg;
+	s->ctx.stats = &s->stats;
+	s->ctx.start = zkp_session_now();
+
+	rc = zkp_engine_new(&s->engine, cfg, engine_notify, s, err);
+	if (rc)
+		goto fail;
+	s->ctx.engine = s->engine;
+	for (size_t i = 0; i < cfg->n_listen; i++) {
+		s->listeners[i].addr = cfg->listen[i];
+		s->n_listeners = i + 1;
+		rc = listen_on(s, &s->listeners[i], err);
+		if (rc)
+			goto fail;
+	}
+	uv_timer_start(&s->tick, on_tick, TICK_MS, TICK_MS);
+	uv_signal_start(&s->sigterm, on_signal, SIGTERM);
+	uv_signal_start(&s->sigint, on_signal, SIGINT);
+	*ret = s;
+	return 0;
+fail:
+	close_listeners(s);
+	zkp_engine_free(s->engine);
+	s->engine = NULL;
+	uv_close((uv_handle_t *)&s->wake, NULL);
+	uv_close((uv_handle_t *)&s->tick, NULL);
+	uv_close((uv_handle_t *)&s->grace, NULL);
+	uv_close((uv_handle_t *)&s->sigterm, NULL);
+	uv_close((uv_handle_t *)&s->sigint, NULL);
+	uv_run(&s->loop, UV_RUN_DEFAULT);
+	uv_loop_close(&s->loop);
+	free(s->read_buf);
+	free(s);
+	return rc;
+}
+
+int zkp_server_run(zkp_server *s)
+{
+	uv_run(&s->loop, UV_RUN_DEFAULT);
+	/* Every connection is closed; the engine's threads are idle. Free it
+	 * while the wake handle still exists, then close that too. */
+	zkp_engine_free(s->engine);
+	s->engine = NULL;
+	uv_close((uv_handle_t *)&s->wake, NULL);
+	uv_run(&s->loop, UV_RUN_DEFAULT);
+	return s->finished ? 0 : 1;
+}
+
+void zkp_server_free(zkp_server *s)
+{
+	if (!s)
+		return;
+	if (s->engine) {
+		zkp_engine_free(s->engine);
+		s->engine = NULL;
+	}
+	if (uv_loop_close(&s->loop))
+		zkp_log(ZKP_LOG_WARN, "event loop closed with handles open");
+	free(s->read_buf);
+	free(s);
+}

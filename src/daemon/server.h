@@ -1,0 +1,41 @@
+/*
+ * server: the daemon's I/O. One libuv loop on the calling thread owns the
+ * listeners (Unix sockets, TCP), every connection, the timers and the
+ * signal handlers; the engine's threads do the work and wake the loop
+ * through one uv_async_t whose callback drains the engine's whole event
+ * queue (libuv's threadpool.c pattern).
+ *
+ * Invariants:
+ *  - Only the loop thread touches sockets, connections and sessions.
+ *  - A connection holds at most server.conn_buffer_bytes of unsent replies
+ *    before the server stops reading from it (it resumes below half), and
+ *    at most one frame of server.max_frame_bytes being received: a slow or
+ *    hostile client cannot grow the daemon's memory without bound.
+ *  - A broken or oversized frame is answered with an Error (call_id 0) and
+ *    that connection alone is closed once the answer is sent.
+ *  - SIGTERM or SIGINT: stop accepting (listeners closed, the Unix socket
+ *    file removed), cancel queued jobs, let running ones finish within
+ *    server.shutdown_grace, then cancel them; when none runs, flush and
+ *    close every connection and return 0. A second signal cancels at once.
+ *
+ * Threads: zkp_server_new and zkp_server_run on one thread (the loop's).
+ */
+#ifndef ZKPD_DAEMON_SERVER_H
+#define ZKPD_DAEMON_SERVER_H
+
+#include "zkpd/config.h"
+#include "zkpd/error.h"
+
+typedef struct zkp_server zkp_server;
+
+/* Creates the loop, the engine (which starts its threads and preloads) and
+ * the listeners. cfg must outlive the server. Errors: the engine's,
+ * ZKP_ERR_IO (cannot listen: names the address and why; another zkpd
+ * already serves a Unix socket), ZKP_ERR_NOMEM. */
+int zkp_server_new(zkp_server **ret, const zkp_config *cfg, zkp_error *err);
+/* Serves until shutdown completes. Returns 0 after a clean drain. */
+int zkp_server_run(zkp_server *s);
+/* Frees what run left; NULL is a no-op. */
+void zkp_server_free(zkp_server *s);
+
+#endif
