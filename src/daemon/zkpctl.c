@@ -1,0 +1,1411 @@
+/*
+ * zkpctl: the command-line client of zkpd. One connection, one call per
+ * run (prove: one Prove call), answers checked against the call id that was
+ * sent. Human output by default; --json prints one JSON object per call
+ * result on stdout. Progress of prove and await goes to stderr: a redrawn
+ * bar on a terminal, else one line per event.
+ *
+ * Exit codes: see usage() and the ZKP_EXIT_* constants.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "wire.h"
+#include "zkpd/config.h"
+
+enum {
+	ZKP_EXIT_OK = 0,
+	ZKP_EXIT_FAIL = 1,    /* the job failed or was cancelled; a result not written */
+	ZKP_EXIT_USAGE = 2,   /* bad arguments, an unreadable witness file */
+	ZKP_EXIT_CONNECT = 3, /* cannot connect, connection lost, protocol error */
+	ZKP_EXIT_TIMEOUT = 4,
+	ZKP_EXIT_DAEMON = 5,  /* the daemon answered the call with an Error */
+};
+
+#define PROOF_BYTES 192
+#define REQUEST_ID_MAX 128
+/* Answers are small; a Status of a busy daemon is the largest. */
+#define ANSWER_MAX_FRAME (256u << 20)
+/* Calls other than prove, await and load answer at once. */
+#define QUICK_TIMEOUT_S 30.0
+/* Past the daemon-side timeout of Prove and Await, how long the answer
+ * saying "still running" may take to arrive. */
+#define AWAIT_GRACE_MS 5000
+
+/* Command options, allowed per command. */
+enum {
+	O_PRIORITY = 1 << 0,
+	O_REQUEST_ID = 1 << 1,
+	O_WITNESS_PATH = 1 << 2,
+	O_OUT = 1 << 3,
+	O_PROOF_JSON = 1 << 4,
+	O_PUBLIC_JSON = 1 << 5,
+};
+#define O_SUBMIT (O_PRIORITY | O_REQUEST_ID | O_WITNESS_PATH)
+#define O_RESULT (O_OUT | O_PROOF_JSON | O_PUBLIC_JSON)
+
+struct ctl;
+
+struct cmd {
+	const char *name;
+	int min_args, max_args; /* positional arguments */
+	unsigned opts;          /* O_* allowed */
+	int (*fn)(struct ctl *x);
+	const char *synopsis;
+};
+
+struct ctl {
+	const struct cmd *cmd;
+	const char *address;
+	bool json;
+	double timeout_s; /* < 0: the command's default */
+	const char *args[2];
+	int n_args;
+	unsigned given; /* O_* seen */
+	Zkpd__V1__Priority priority;
+	const char *request_id, *out, *proof_json, *public_json, *witness_path;
+	uint64_t job;       /* await, cancel */
+	uint8_t *witness;   /* prove, submit: the WITNESS file's bytes */
+	size_t witness_len;
+
+	zkp_client *c;
+	bool tty;
+	/* progress display */
+	bool bar_drawn;
+	int last_stage, last_percent;
+	uint32_t last_position;
+};
+
+/* ---- names ---- */
+
+static const char *const stage_names[] = { "queued", "load", "witness", "eval", "ntt",
+					   "msm", "assemble", "verify", "done" };
+static const char *const state_names[] = { "unknown", "queued", "running",
+					   "done", "failed", "cancelled" };
+static const char *const priority_names[] = { "normal", "low", "high", "critical" };
+
+#define NAME_OF(table, v)                                                              \
+	((unsigned)(v) < sizeof(table) / sizeof(table[0]) ? table[(unsigned)(v)] : "?")
+
+static const char *stage_name(int s)
+{
+	return NAME_OF(stage_names, s);
+}
+
+static const char *state_name(int s)
+{
+	return NAME_OF(state_names, s);
+}
+
+static const char *priority_name(int p)
+{
+	return NAME_OF(priority_names, p);
+}
+
+/* ---- output helpers ---- */
+
+static void human_size(char *buf, size_t size, uint64_t v)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double d = (double)v;
+	int u = 0;
+	while (d >= 1024.0 && u < 4) {
+		d /= 1024.0;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, size, "%" PRIu64 " B", v);
+	else
+		snprintf(buf, size, "%.1f %s", d, units[u]);
+}
+
+static void human_duration(char *buf, size_t size, double s)
+{
+	if (!(s >= 0))
+		s = 0;
+	if (s < 60) {
+		snprintf(buf, size, "%.1f s", s);
+		return;
+	}
+	uint64_t t = (uint64_t)s;
+	if (t < 3600)
+		snprintf(buf, size, "%um%02us", (unsigned)(t / 60), (unsigned)(t % 60));
+	else if (t < 86400)
+		snprintf(buf, size, "%uh%02um", (unsigned)(t / 3600), (unsigned)(t / 60 % 60));
+	else
+		snprintf(buf, size, "%ud%02uh", (unsigned)(t / 86400), (unsigned)(t / 3600 % 24));
+}
+
+/* A 32-byte little-endian field element in decimal, as snarkjs writes it:
+ * repeated division by 10 of the big-endian copy. */
+static void decimal_from_le(char *buf, size_t size, const uint8_t *le, size_t n)
+{
+	uint8_t be[64];
+	char digits[160];
+	size_t nd = 0;
+	if (n > sizeof(be))
+		n = sizeof(be);
+	for (size_t i = 0; i < n; i++)
+		be[i] = le[n - 1 - i];
+	for (;;) {
+		bool zero = true;
+		unsigned rem = 0;
+		for (size_t i = 0; i < n; i++) {
+			unsigned cur = rem << 8 | be[i];
+			be[i] = (uint8_t)(cur / 10);
+			rem = cur % 10;
+			if (be[i])
+				zero = false;
+		}
+		digits[nd++] = (char)('0' + rem);
+		if (zero)
+			break;
+	}
+	size_t k = 0;
+	while (nd > 0 && k + 1 < size)
+		buf[k++] = digits[--nd];
+	buf[k] = 0;
+}
+
+/* A small JSON writer: a value after another value at the same level gets
+ * its comma; keys are given for object members and NULL in arrays. */
+struct jw {
+	FILE *f;
+	bool comma;
+};
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch == '\n')
+			fputs("\\n", f);
+		else if (ch == '\t')
+			fputs("\\t", f);
+		else if (ch < 0x20 || ch == 0x7f)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static void jw_key(struct jw *w, const char *key)
+{
+	if (w->comma)
+		fputc(',', w->f);
+	w->comma = true;
+	if (key) {
+		json_string(w->f, key);
+		fputc(':', w->f);
+	}
+}
+
+static void jw_open(struct jw *w, const char *key, char brace)
+{
+	jw_key(w, key);
+	fputc(brace, w->f);
+	w->comma = false;
+}
+
+static void jw_close(struct jw *w, char brace)
+{
+	fputc(brace, w->f);
+	w->comma = true;
+}
+
+static void jw_str(struct jw *w, const char *key, const char *s)
+{
+	jw_key(w, key);
+	json_string(w->f, s);
+}
+
+static void jw_u64(struct jw *w, const char *key, uint64_t v)
+{
+	jw_key(w, key);
+	fprintf(w->f, "%" PRIu64, v);
+}
+
+static void jw_f64(struct jw *w, const char *key, double v)
+{
+	jw_key(w, key);
+	if (isfinite(v))
+		fprintf(w->f, "%.9g", v);
+	else
+		fputs("null", w->f);
+}
+
+static void jw_bool(struct jw *w, const char *key, bool v)
+{
+	jw_key(w, key);
+	fputs(v ? "true" : "false", w->f);
+}
+
+static void jw_hex(struct jw *w, const char *key, const uint8_t *p, size_t n)
+{
+	jw_key(w, key);
+	fputc('"', w->f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(w->f, "%02x", p[i]);
+	fputc('"', w->f);
+}
+
+static void jw_done(struct jw *w)
+{
+	fputc('\n', w->f);
+	fflush(w->f);
+}
+
+/* ---- files ---- */
+
+static int read_file(const char *path, uint8_t **data, size_t *len)
+{
+	int ret = -1;
+	uint8_t *buf = NULL;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		goto out;
+	struct stat st;
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+		if (!errno)
+			errno = EINVAL;
+		goto out;
+	}
+	size_t n = (size_t)st.st_size;
+	buf = malloc(n ? n : 1);
+	if (!buf)
+		goto out;
+	if (fread(buf, 1, n, f) != n) {
+		errno = ferror(f) ? EIO : EINVAL;
+		goto out;
+	}
+	*data = buf;
+	*len = n;
+	buf = NULL;
+	ret = 0;
+out:
+	free(buf);
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+static int write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	size_t w = fwrite(data, 1, len, f);
+	int rc = fclose(f);
+	return w == len && rc == 0 ? 0 : -1;
+}
+
+/* snarkjs public.json: the public inputs as decimal strings. */
+static int write_public_json(const char *path, const ProtobufCBinaryData *in, size_t n)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs("[\n", f);
+	for (size_t i = 0; i < n; i++) {
+		char dec[160];
+		decimal_from_le(dec, sizeof(dec), in[i].data, in[i].len);
+		fprintf(f, " \"%s\"%s\n", dec, i + 1 < n ? "," : "");
+	}
+	fputs("]\n", f);
+	return fclose(f) ? -1 : 0;
+}
+
+/* ---- progress ---- */
+
+static void progress_end(struct ctl *x)
+{
+	if (x->bar_drawn) {
+		fputc('\n', stderr);
+		x->bar_drawn = false;
+	}
+}
+
+static void show_progress(struct ctl *x, const Zkpd__V1__Progress *p)
+{
+	int percent = p->percent > 100 ? 100 : (int)p->percent;
+	if (x->tty) {
+		if (x->bar_drawn && (int)p->stage == x->last_stage && percent == x->last_percent &&
+		    p->queue_position == x->last_position)
+			return;
+		char bar[31];
+		int fill = percent * 30 / 100;
+		for (int i = 0; i < 30; i++)
+			bar[i] = i < fill ? '#' : '.';
+		bar[30] = 0;
+		if (p->state == ZKPD__V1__JOB_STATE__JOB_STATE_QUEUED)
+			fprintf(stderr, "\rjob %" PRIu64 " [%s] %3d%% queued, position %u   ",
+				p->job_id, bar, percent, p->queue_position);
+		else
+			fprintf(stderr, "\rjob %" PRIu64 " [%s] %3d%% %-12s", p->job_id, bar, percent,
+				stage_name(p->stage));
+		fflush(stderr);
+		x->bar_drawn = true;
+	} else if (p->state == ZKPD__V1__JOB_STATE__JOB_STATE_QUEUED ||
+		   p->stage == ZKPD__V1__STAGE__STAGE_QUEUED) {
+		if (x->last_stage == ZKPD__V1__STAGE__STAGE_QUEUED &&
+		    p->queue_position == x->last_position)
+			return;
+		if (p->queue_position)
+			fprintf(stderr, "job %" PRIu64 ": queued at position %u\n", p->job_id,
+				p->queue_position);
+		else
+			fprintf(stderr, "job %" PRIu64 ": queued\n", p->job_id);
+	} else if (p->stage == ZKPD__V1__STAGE__STAGE_DONE) {
+		if (x->last_stage == ZKPD__V1__STAGE__STAGE_DONE)
+			return;
+		fprintf(stderr, "job %" PRIu64 ": finished after %.3f s\n", p->job_id,
+			p->elapsed_seconds);
+	} else if (p->stage_finished) {
+		fprintf(stderr, "job %" PRIu64 ": %s finished in %.3f s\n", p->job_id,
+			stage_name(p->stage), p->stage_seconds);
+	} else {
+		fprintf(stderr, "job %" PRIu64 ": %s started\n", p->job_id, stage_name(p->stage));
+	}
+	x->last_stage = (int)p->stage;
+	x->last_percent = percent;
+	x->last_position = p->queue_position;
+}
+
+/* ---- calls ---- */
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void print_daemon_error(struct ctl *x, const Zkpd__V1__Error *e)
+{
+	fprintf(stderr, "zkpctl: %s: %s\n", e->code, e->message);
+	if (x->json) {
+		struct jw w = { stdout, false };
+		jw_open(&w, NULL, '{');
+		jw_open(&w, "error", '{');
+		jw_str(&w, "code", e->code);
+		jw_str(&w, "message", e->message);
+		jw_close(&w, '}');
+		jw_close(&w, '}');
+		jw_done(&w);
+	}
+}
+
+/* Sends req under a fresh call id and waits for its answer, showing the
+ * progress events before it. *ret gets the envelope holding a Response of
+ * kind want. wait_ms: -1 forever. Returns an exit code. */
+static int call(struct ctl *x, Zkpd__V1__Request *req, Zkpd__V1__Response__CallCase want,
+		int64_t wait_ms, Zkpd__V1__Envelope **ret)
+{
+	zkp_error err = { 0 };
+	uint64_t id = zkp_client_next_call_id(x->c);
+	Zkpd__V1__Envelope env = ZKPD__V1__ENVELOPE__INIT;
+	env.call_id = id;
+	env.body_case = ZKPD__V1__ENVELOPE__BODY_REQUEST;
+	env.request = req;
+	int rc = zkp_client_send(x->c, &env, &err);
+	if (rc) {
+		fprintf(stderr, "zkpctl: %s\n", zkp_error_text(&err, rc));
+		return ZKP_EXIT_CONNECT;
+	}
+	int64_t deadline = wait_ms >= 0 ? now_ms() + wait_ms : -1;
+	for (;;) {
+		int wait = -1;
+		if (deadline >= 0) {
+			int64_t left = deadline - now_ms();
+			wait = left <= 0 ? 0 : left > INT32_MAX ? INT32_MAX : (int)left;
+		}
+		Zkpd__V1__Envelope *in = NULL;
+		rc = zkp_client_recv(x->c, &in, wait, &err);
+		if (rc) {
+			progress_end(x);
+			if (rc == ZKP_ERR_TIMEOUT) {
+				fprintf(stderr, "zkpctl: %s: no answer within %.3g s\n", x->address,
+					(double)wait_ms / 1000.0);
+				return ZKP_EXIT_TIMEOUT;
+			}
+			fprintf(stderr, "zkpctl: %s\n", zkp_error_text(&err, rc));
+			return ZKP_EXIT_CONNECT;
+		}
+		if (in->call_id != id) {
+			progress_end(x);
+			if (in->call_id == 0 && in->body_case == ZKPD__V1__ENVELOPE__BODY_ERROR)
+				fprintf(stderr, "zkpctl: %s: the daemon closed the connection: %s: %s\n",
+					x->address, in->error->code, in->error->message);
+			else
+				fprintf(stderr, "zkpctl: %s: protocol error: answer for call %" PRIu64
+						" while waiting on call %" PRIu64 "\n",
+					x->address, in->call_id, id);
+			zkp_wire_free(in);
+			return ZKP_EXIT_CONNECT;
+		}
+		switch (in->body_case) {
+		case ZKPD__V1__ENVELOPE__BODY_PROGRESS:
+			show_progress(x, in->progress);
+			zkp_wire_free(in);
+			continue;
+		case ZKPD__V1__ENVELOPE__BODY_ERROR:
+			progress_end(x);
+			print_daemon_error(x, in->error);
+			zkp_wire_free(in);
+			return ZKP_EXIT_DAEMON;
+		case ZKPD__V1__ENVELOPE__BODY_RESPONSE:
+			progress_end(x);
+			if (in->response->call_case != want) {
+				fprintf(stderr, "zkpctl: %s: protocol error: response kind %d to a "
+						"call expecting kind %d\n",
+					x->address, (int)in->response->call_case, (int)want);
+				zkp_wire_free(in);
+				return ZKP_EXIT_CONNECT;
+			}
+			*ret = in;
+			return ZKP_EXIT_OK;
+		default:
+			progress_end(x);
+			fprintf(stderr, "zkpctl: %s: protocol error: an envelope with no answer\n",
+				x->address);
+			zkp_wire_free(in);
+			return ZKP_EXIT_CONNECT;
+		}
+	}
+}
+
+/* The wait of a call: --timeout, else the command's default. */
+static int64_t wait_ms(const struct ctl *x, bool long_call)
+{
+	if (x->timeout_s >= 0)
+		return (int64_t)(x->timeout_s * 1000.0);
+	return long_call ? -1 : (int64_t)(QUICK_TIMEOUT_S * 1000.0);
+}
+
+/* The daemon-side timeout of Prove and Await (0: none). */
+static uint32_t job_timeout_ms(const struct ctl *x)
+{
+	if (x->timeout_s < 0)
+		return 0;
+	double ms = x->timeout_s * 1000.0;
+	return ms < 1 ? 1 : (uint32_t)ms;
+}
+
+static int64_t job_wait_ms(const struct ctl *x)
+{
+	return x->timeout_s < 0 ? -1 : (int64_t)job_timeout_ms(x) + AWAIT_GRACE_MS;
+}
+
+/* ---- job results ---- */
+
+static void json_result(const Zkpd__V1__JobResult *r)
+{
+	struct jw w = { stdout, false };
+	jw_open(&w, NULL, '{');
+	jw_u64(&w, "job_id", r->job_id);
+	jw_str(&w, "state", state_name(r->state));
+	jw_str(&w, "circuit", r->circuit);
+	if (r->request_id[0])
+		jw_str(&w, "request_id", r->request_id);
+	jw_f64(&w, "queue_seconds", r->queue_seconds);
+	jw_f64(&w, "total_seconds", r->total_seconds);
+	jw_open(&w, "stages", '[');
+	for (size_t i = 0; i < r->n_stages; i++) {
+		jw_open(&w, NULL, '{');
+		jw_str(&w, "stage", stage_name(r->stages[i]->stage));
+		jw_f64(&w, "seconds", r->stages[i]->seconds);
+		jw_u64(&w, "rss_bytes", r->stages[i]->rss_bytes);
+		jw_close(&w, '}');
+	}
+	jw_close(&w, ']');
+	if (r->proof.len)
+		jw_hex(&w, "proof", r->proof.data, r->proof.len);
+	if (r->proof_json[0])
+		jw_str(&w, "proof_json", r->proof_json);
+	jw_open(&w, "public_inputs", '[');
+	for (size_t i = 0; i < r->n_public_inputs; i++) {
+		char dec[160];
+		decimal_from_le(dec, sizeof(dec), r->public_inputs[i].data,
+				r->public_inputs[i].len);
+		jw_str(&w, NULL, dec);
+	}
+	jw_close(&w, ']');
+	if (r->error_code[0]) {
+		jw_str(&w, "error_code", r->error_code);
+		jw_str(&w, "error_message", r->error_message);
+	}
+	jw_close(&w, '}');
+	jw_done(&w);
+}
+
+static void human_result(const struct ctl *x, const Zkpd__V1__JobResult *r)
+{
+	printf("job %" PRIu64 " %s: circuit %s, %.3f s (queued %.3f s)\n", r->job_id,
+	       state_name(r->state), r->circuit, r->total_seconds, r->queue_seconds);
+	for (size_t i = 0; i < r->n_stages; i++) {
+		char rss[32];
+		human_size(rss, sizeof(rss), r->stages[i]->rss_bytes);
+		printf("  %-9s %9.3f s   rss %s\n", stage_name(r->stages[i]->stage),
+		       r->stages[i]->seconds, rss);
+	}
+	if (r->state != ZKPD__V1__JOB_STATE__JOB_STATE_DONE)
+		return;
+	if (x->out)
+		printf("proof written to %s\n", x->out);
+	if (x->proof_json)
+		printf("proof.json written to %s\n", x->proof_json);
+	if (!x->out && !x->proof_json) {
+		printf("proof ");
+		for (size_t i = 0; i < r->proof.len; i++)
+			printf("%02x", r->proof.data[i]);
+		printf("\n");
+	}
+	for (size_t i = 0; i < r->n_public_inputs; i++) {
+		char dec[160];
+		decimal_from_le(dec, sizeof(dec), r->public_inputs[i].data,
+				r->public_inputs[i].len);
+		printf("public[%zu] %s\n", i, dec);
+	}
+}
+
+/* Writes the requested files, prints the result, and maps its state to
+ * the exit code. */
+static int finish_job(struct ctl *x, const Zkpd__V1__JobResult *r)
+{
+	switch (r->state) {
+	case ZKPD__V1__JOB_STATE__JOB_STATE_DONE:
+		break;
+	case ZKPD__V1__JOB_STATE__JOB_STATE_FAILED:
+	case ZKPD__V1__JOB_STATE__JOB_STATE_CANCELLED:
+		if (x->json)
+			json_result(r);
+		fprintf(stderr, "zkpctl: job %" PRIu64 " %s: %s: %s\n", r->job_id,
+			state_name(r->state), r->error_code[0] ? r->error_code : "ERR_CANCELLED",
+			r->error_message[0] ? r->error_message : state_name(r->state));
+		return ZKP_EXIT_FAIL;
+	case ZKPD__V1__JOB_STATE__JOB_STATE_QUEUED:
+	case ZKPD__V1__JOB_STATE__JOB_STATE_RUNNING:
+		if (x->json)
+			json_result(r);
+		fprintf(stderr,
+			"zkpctl: job %" PRIu64 " still %s after %.3g s; zkpctl await %" PRIu64
+			" waits for it\n",
+			r->job_id, state_name(r->state), x->timeout_s, r->job_id);
+		return ZKP_EXIT_TIMEOUT;
+	default:
+		fprintf(stderr, "zkpctl: %s: protocol error: job %" PRIu64 " result in state %s\n",
+			x->address, r->job_id, state_name(r->state));
+		return ZKP_EXIT_CONNECT;
+	}
+	if (r->proof.len != PROOF_BYTES) {
+		fprintf(stderr, "zkpctl: %s: protocol error: a proof of %zu bytes (expected %d)\n",
+			x->address, r->proof.len, PROOF_BYTES);
+		return ZKP_EXIT_CONNECT;
+	}
+	if (x->out && write_file(x->out, r->proof.data, r->proof.len)) {
+		fprintf(stderr, "zkpctl: cannot write %s: %s\n", x->out, strerror(errno));
+		return ZKP_EXIT_FAIL;
+	}
+	if (x->proof_json) {
+		if (!r->proof_json[0]) {
+			fprintf(stderr, "zkpctl: job %" PRIu64 ": the daemon returned no proof.json "
+					"(the job was submitted without it)\n",
+				r->job_id);
+			return ZKP_EXIT_FAIL;
+		}
+		if (write_file(x->proof_json, r->proof_json, strlen(r->proof_json))) {
+			fprintf(stderr, "zkpctl: cannot write %s: %s\n", x->proof_json,
+				strerror(errno));
+			return ZKP_EXIT_FAIL;
+		}
+	}
+	if (x->public_json &&
+	    write_public_json(x->public_json, r->public_inputs, r->n_public_inputs)) {
+		fprintf(stderr, "zkpctl: cannot write %s: %s\n", x->public_json, strerror(errno));
+		return ZKP_EXIT_FAIL;
+	}
+	if (x->json)
+		json_result(r);
+	else
+		human_result(x, r);
+	return ZKP_EXIT_OK;
+}
+
+/* ---- commands ---- */
+
+static int parse_job(const char *s, uint64_t *job)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (!*s || *end || errno || v == 0 || s[0] == '-') {
+		fprintf(stderr, "zkpctl: bad job id '%s'\n", s);
+		return -1;
+	}
+	*job = v;
+	return 0;
+}
+
+/* Fills a SubmitRequest from the arguments. */
+static void fill_submit(struct ctl *x, Zkpd__V1__SubmitRequest *s, Zkpd__V1__Witness *w,
+			bool snarkjs)
+{
+	s->circuit = (char *)x->args[0];
+	s->priority = x->priority;
+	if (x->request_id)
+		s->request_id = (char *)x->request_id;
+	s->format = snarkjs ? ZKPD__V1__PROOF_FORMAT__PROOF_FORMAT_SNARKJS_JSON
+			    : ZKPD__V1__PROOF_FORMAT__PROOF_FORMAT_BYTES;
+	s->witness = w;
+	if (x->witness_path) {
+		w->source_case = ZKPD__V1__WITNESS__SOURCE_PATH;
+		w->path = (char *)x->witness_path;
+	} else if (x->witness_len >= 4 && !memcmp(x->witness, "wtns", 4)) {
+		w->source_case = ZKPD__V1__WITNESS__SOURCE_WTNS;
+		w->wtns.data = x->witness;
+		w->wtns.len = x->witness_len;
+	} else {
+		w->source_case = ZKPD__V1__WITNESS__SOURCE_RAW;
+		w->raw.data = x->witness;
+		w->raw.len = x->witness_len;
+	}
+}
+
+static int cmd_prove(struct ctl *x)
+{
+	Zkpd__V1__Envelope *in = NULL;
+	Zkpd__V1__Witness w = ZKPD__V1__WITNESS__INIT;
+	Zkpd__V1__SubmitRequest s = ZKPD__V1__SUBMIT_REQUEST__INIT;
+	Zkpd__V1__ProveRequest p = ZKPD__V1__PROVE_REQUEST__INIT;
+	Zkpd__V1__Request req = ZKPD__V1__REQUEST__INIT;
+	fill_submit(x, &s, &w, x->proof_json != NULL);
+	p.submit = &s;
+	p.timeout_ms = job_timeout_ms(x);
+	req.call_case = ZKPD__V1__REQUEST__CALL_PROVE;
+	req.prove = &p;
+	int ret = call(x, &req, ZKPD__V1__RESPONSE__CALL_RESULT, job_wait_ms(x), &in);
+	if (ret == ZKP_EXIT_OK)
+		ret = finish_job(x, in->response->result);
+	zkp_wire_free(in);
+	return ret;
+}
+
+static int cmd_submit(struct ctl *x)
+{
+	Zkpd__V1__Envelope *in = NULL;
+	Zkpd__V1__Witness w = ZKPD__V1__WITNESS__INIT;
+	Zkpd__V1__SubmitRequest s = ZKPD__V1__SUBMIT_REQUEST__INIT;
+	Zkpd__V1__Request req = ZKPD__V1__REQUEST__INIT;
+	/* the proof.json too, so that a later await --proof-json has it */
+	fill_submit(x, &s, &w, true);
+	req.call_case = ZKPD__V1__REQUEST__CALL_SUBMIT;
+	req.submit = &s;
+	int ret = call(x, &req, ZKPD__V1__RESPONSE__CALL_SUBMIT, wait_ms(x, false), &in);
+	if (ret)
+		goto out;
+	const Zkpd__V1__SubmitResponse *r = in->response->submit;
+	if (x->json) {
+		struct jw j = { stdout, false };
+		jw_open(&j, NULL, '{');
+		jw_u64(&j, "job_id", r->job_id);
+		jw_bool(&j, "attached", r->attached);
+		jw_str(&j, "state", state_name(r->state));
+		jw_close(&j, '}');
+		jw_done(&j);
+	} else {
+		printf("%" PRIu64 "\n", r->job_id);
+		if (r->attached)
+			fprintf(stderr, "zkpctl: request id '%s' names job %" PRIu64
+					" (%s): attached to it\n",
+				x->request_id ? x->request_id : "", r->job_id, state_name(r->state));
+	}
+out:
+	zkp_wire_free(in);
+	return ret;
+}
+
+static int cmd_await(struct ctl *x)
+{
+	Zkpd__V1__Envelope *in = NULL;
+	Zkpd__V1__AwaitRequest a = ZKPD__V1__AWAIT_REQUEST__INIT;
+	Zkpd__V1__Request req = ZKPD__V1__REQUEST__INIT;
+	a.job_id = x->job;
+	a.timeout_ms = job_timeout_ms(x);
+	req.call_case = ZKPD__V1__REQUEST__CALL_AWAIT;
+	req.await = &a;
+	int ret = call(x, &req, ZKPD__V1__RESPONSE__CALL_RESULT, job_wait_ms(x), &in);
+	if (ret == ZKP_EXIT_OK)
+		ret = finish_job(x, in->response->result);
+	zkp_wire_free(in);
+	return ret;
+}
+
+static int cmd_cancel(struct ctl *x)
+{
+	Zkpd__V1__Envelope *in = NULL;
+	Zkpd__V1__CancelRequest cr = ZKPD__V1__CANCEL_REQUEST__INIT;
+	Zkpd__V1__Request req = ZKPD__V1__REQUEST__INIT;
+	cr.job_id = x->job;
+	req.call_case = ZKPD__V1__REQUEST__CALL_CANCEL;
+	req.cancel = &cr;
+	int ret = call(x, &req, ZKPD__V1__RESPONSE__CALL_CANCEL, wait_ms(x, false), &in);
+	if (ret)
+		goto out;
+	Zkpd__V1__JobState st = in->response->cancel->state;
+	if (x->json) {
+		struct jw w = { stdout, false };
+		jw_open(&w, NULL, '{');
+		jw_u64(&w, "job_id", cr.job_id);
+		jw_str(&w, "state", state_name(st));
+		jw_close(&w, '}');
+		jw_done(&w);
+	} else if (st == ZKPD__V1__JOB_STATE__JOB_STATE_CANCELLED) {
+		printf("job %" PRIu64 ": cancelled\n", cr.job_id);
+	} else if (st == ZKPD__V1__JOB_STATE__JOB_STATE_RUNNING) {
+		printf("job %" PRIu64 ": running; it stops at its next stage boundary\n",
+		       cr.job_id);
+	} else {
+		printf("job %" PRIu64 ": already %s\n", cr.job_id, state_name(st));
+	}
+out:
+	zkp_wire_free(in);
+	return ret;
+}
+
+static void json_circuit(struct jw *w, const char *key, const Zkpd__V1__CircuitStatus *c)
+{
+	jw_open(w, key, '{');
+	jw_str(w, "name", c->name);
+	jw_bool(w, "loaded", c->loaded);
+	jw_u64(w, "constraints", c->constraints);
+	jw_u64(w, "domain", c->domain);
+	jw_u64(w, "inputs", c->inputs);
+	jw_u64(w, "aux", c->aux);
+	jw_u64(w, "pce_bytes", c->pce_bytes);
+	jw_u64(w, "key_bytes", c->key_bytes);
+	jw_u64(w, "refcount", c->refcount);
+	jw_u64(w, "working_set_bytes", c->working_set_bytes);
+	jw_str(w, "key_format", c->key_format);
+	jw_bool(w, "insecure_dev_key", c->insecure_dev_key);
+	jw_close(w, '}');
+}
+
+static void json_status(const Zkpd__V1__StatusResponse *s)
+{
+	struct jw w = { stdout, false };
+	jw_open(&w, NULL, '{');
+	jw_str(&w, "version", s->version);
+	jw_f64(&w, "uptime_seconds", s->uptime_seconds);
+	jw_bool(&w, "accepting", s->accepting);
+	jw_u64(&w, "connections", s->connections);
+	jw_u64(&w, "jobs_done", s->jobs_done);
+	jw_u64(&w, "jobs_failed", s->jobs_failed);
+	jw_u64(&w, "jobs_cancelled", s->jobs_cancelled);
+	jw_open(&w, "queues", '[');
+	for (size_t i = 0; i < s->n_queues; i++) {
+		jw_open(&w, NULL, '{');
+		jw_str(&w, "priority", priority_name(s->queues[i]->priority));
+		jw_u64(&w, "queued", s->queues[i]->queued);
+		jw_close(&w, '}');
+	}
+	jw_close(&w, ']');
+	jw_open(&w, "pipelines", '[');
+	for (size_t i = 0; i < s->n_pipelines; i++) {
+		const Zkpd__V1__PipelineStatus *p = s->pipelines[i];
+		jw_open(&w, NULL, '{');
+		jw_u64(&w, "id", p->id);
+		jw_str(&w, "device", p->device);
+		jw_u64(&w, "cpu_job", p->cpu_job);
+		jw_str(&w, "cpu_stage", stage_name(p->cpu_stage));
+		jw_u64(&w, "device_job", p->device_job);
+		jw_u64(&w, "finalize_job", p->finalize_job);
+		jw_u64(&w, "depth_used", p->depth_used);
+		jw_u64(&w, "proofs", p->proofs);
+		jw_close(&w, '}');
+	}
+	jw_close(&w, ']');
+	jw_open(&w, "devices", '[');
+	for (size_t i = 0; i < s->n_devices; i++) {
+		const Zkpd__V1__DeviceStatus *d = s->devices[i];
+		jw_open(&w, NULL, '{');
+		jw_str(&w, "name", d->name);
+		jw_str(&w, "kind", d->kind);
+		jw_u64(&w, "memory_bytes", d->memory_bytes);
+		jw_u64(&w, "memory_used_bytes", d->memory_used_bytes);
+		jw_close(&w, '}');
+	}
+	jw_close(&w, ']');
+	jw_open(&w, "circuits", '[');
+	for (size_t i = 0; i < s->n_circuits; i++)
+		json_circuit(&w, NULL, s->circuits[i]);
+	jw_close(&w, ']');
+	if (s->memory) {
+		const Zkpd__V1__MemoryStatus *m = s->memory;
+		jw_open(&w, "memory", '{');
+		jw_u64(&w, "rss_bytes", m->rss_bytes);
+		jw_u64(&w, "peak_rss_bytes", m->peak_rss_bytes);
+		jw_u64(&w, "allocated_bytes", m->allocated_bytes);
+		jw_u64(&w, "resident_bytes", m->resident_bytes);
+		jw_u64(&w, "budget_bytes", m->budget_bytes);
+		jw_u64(&w, "reserved_bytes", m->reserved_bytes);
+		jw_u64(&w, "critical_reserve_bytes", m->critical_reserve_bytes);
+		jw_open(&w, "counters", '{');
+		for (size_t i = 0; i < m->n_counters; i++)
+			jw_u64(&w, m->counters[i]->name, m->counters[i]->value);
+		jw_close(&w, '}');
+		jw_close(&w, '}');
+	}
+	jw_open(&w, "jobs", '[');
+	for (size_t i = 0; i < s->n_jobs; i++) {
+		const Zkpd__V1__JobSummary *j = s->jobs[i];
+		jw_open(&w, NULL, '{');
+		jw_u64(&w, "job_id", j->job_id);
+		jw_str(&w, "circuit", j->circuit);
+		jw_str(&w, "priority", priority_name(j->priority));
+		jw_str(&w, "state", state_name(j->state));
+		jw_str(&w, "stage", stage_name(j->stage));
+		jw_f64(&w, "age_seconds", j->age_seconds);
+		jw_str(&w, "request_id", j->request_id);
+		jw_close(&w, '}');
+	}
+	jw_close(&w, ']');
+	jw_open(&w, "snapshots", '[');
+	for (size_t i = 0; i < s->n_snapshots; i++) {
+		const Zkpd__V1__StageSnapshot *n = s->snapshots[i];
+		jw_open(&w, NULL, '{');
+		jw_u64(&w, "job_id", n->job_id);
+		jw_str(&w, "stage", stage_name(n->stage));
+		jw_f64(&w, "t", n->t);
+		jw_u64(&w, "rss_bytes", n->rss_bytes);
+		jw_u64(&w, "allocated_bytes", n->allocated_bytes);
+		jw_u64(&w, "resident_bytes", n->resident_bytes);
+		jw_close(&w, '}');
+	}
+	jw_close(&w, ']');
+	jw_close(&w, '}');
+	jw_done(&w);
+}
+
+static void job_or_idle(char *buf, size_t size, uint64_t job)
+{
+	if (job)
+		snprintf(buf, size, "%" PRIu64, job);
+	else
+		snprintf(buf, size, "-");
+}
+
+static void human_status(const Zkpd__V1__StatusResponse *s)
+{
+	char a[32], b[32], c[32], d[32], e[32];
+	human_duration(a, sizeof(a), s->uptime_seconds);
+	printf("zkpd %s, up %s, %s, %u connection%s\n", s->version, a,
+	       s->accepting ? "accepting jobs" : "NOT accepting jobs", s->connections,
+	       s->connections == 1 ? "" : "s");
+	printf("jobs: %" PRIu64 " done, %" PRIu64 " failed, %" PRIu64 " cancelled\n",
+	       s->jobs_done, s->jobs_failed, s->jobs_cancelled);
+
+	printf("\nqueues:");
+	for (size_t i = 0; i < s->n_queues; i++)
+		printf(" %s %u", priority_name(s->queues[i]->priority), s->queues[i]->queued);
+	printf("%s\n", s->n_queues ? "" : " none");
+
+	printf("\n%-4s %-12s %-10s %-9s %-10s %-10s %-6s %s\n", "PIPE", "DEVICE", "CPU JOB",
+	       "CPU STAGE", "DEVICE JOB", "FINALIZE", "DEPTH", "PROOFS");
+	for (size_t i = 0; i < s->n_pipelines; i++) {
+		const Zkpd__V1__PipelineStatus *p = s->pipelines[i];
+		job_or_idle(a, sizeof(a), p->cpu_job);
+		job_or_idle(b, sizeof(b), p->device_job);
+		job_or_idle(c, sizeof(c), p->finalize_job);
+		printf("%-4u %-12s %-10s %-9s %-10s %-10s %-6u %" PRIu64 "\n", p->id, p->device, a,
+		       p->cpu_job ? stage_name(p->cpu_stage) : "-", b, c, p->depth_used, p->proofs);
+	}
+
+	printf("\n%-16s %-6s %-12s %s\n", "DEVICE", "KIND", "MEMORY", "USED");
+	for (size_t i = 0; i < s->n_devices; i++) {
+		const Zkpd__V1__DeviceStatus *dv = s->devices[i];
+		human_size(a, sizeof(a), dv->memory_bytes);
+		human_size(b, sizeof(b), dv->memory_used_bytes);
+		printf("%-16s %-6s %-12s %s\n", dv->name, dv->kind, a, b);
+	}
+
+	printf("\n%-20s %-6s %-11s %-9s %-7s %-10s %-10s %-10s %-4s %-11s %s\n", "CIRCUIT",
+	       "LOADED", "CONSTRAINTS", "DOMAIN", "INPUTS", "AUX", "PCE", "KEY", "REFS",
+	       "WORKING SET", "FORMAT");
+	for (size_t i = 0; i < s->n_circuits; i++) {
+		const Zkpd__V1__CircuitStatus *ci = s->circuits[i];
+		human_size(a, sizeof(a), ci->pce_bytes);
+		human_size(b, sizeof(b), ci->key_bytes);
+		human_size(c, sizeof(c), ci->working_set_bytes);
+		printf("%-20s %-6s %-11" PRIu64 " %-9" PRIu64 " %-7" PRIu64 " %-10" PRIu64
+		       " %-10s %-10s %-4u %-11s %s%s\n",
+		       ci->name, ci->loaded ? "yes" : "no", ci->constraints, ci->domain, ci->inputs,
+		       ci->aux, a, b, ci->refcount, c, ci->key_format,
+		       ci->insecure_dev_key ? " (INSECURE development key)" : "");
+	}
+
+	if (s->memory) {
+		const Zkpd__V1__MemoryStatus *m = s->memory;
+		human_size(a, sizeof(a), m->rss_bytes);
+		human_size(b, sizeof(b), m->peak_rss_bytes);
+		human_size(c, sizeof(c), m->allocated_bytes);
+		human_size(d, sizeof(d), m->resident_bytes);
+		printf("\nmemory: rss %s (peak %s), allocated %s, resident %s\n", a, b, c, d);
+		human_size(a, sizeof(a), m->budget_bytes);
+		human_size(b, sizeof(b), m->reserved_bytes);
+		human_size(e, sizeof(e), m->critical_reserve_bytes);
+		printf("        budget %s, reserved %s, critical reserve %s\n", a, b, e);
+		for (size_t i = 0; i < m->n_counters; i++)
+			printf("        %-32s %" PRIu64 "\n", m->counters[i]->name,
+			       m->counters[i]->value);
+	}
+
+	printf("\n%-8s %-20s %-8s %-9s %-9s %-9s %s\n", "JOB", "CIRCUIT", "PRIORITY", "STATE",
+	       "STAGE", "AGE", "REQUEST ID");
+	for (size_t i = 0; i < s->n_jobs; i++) {
+		const Zkpd__V1__JobSummary *j = s->jobs[i];
+		human_duration(a, sizeof(a), j->age_seconds);
+		printf("%-8" PRIu64 " %-20s %-8s %-9s %-9s %-9s %s\n", j->job_id, j->circuit,
+		       priority_name(j->priority), state_name(j->state), stage_name(j->stage), a,
+		       j->request_id);
+	}
+
+	if (s->n_snapshots) {
+		printf("\n%-10s %-8s %-9s %-10s %-10s %s\n", "T", "JOB", "STAGE", "RSS",
+		       "ALLOCATED", "RESIDENT");
+		for (size_t i = 0; i < s->n_snapshots; i++) {
+			const Zkpd__V1__StageSnapshot *n = s->snapshots[i];
+			human_size(a, sizeof(a), n->rss_bytes);
+			human_size(b, sizeof(b), n->allocated_bytes);
+			human_size(c, sizeof(c), n->resident_bytes);
+			printf("%-10.3f %-8" PRIu64 " %-9s %-10s %-10s %s\n", n->t, n->job_id,
+			       stage_name(n->stage), a, b, c);
+		}
+	}
+}
+
+static int cmd_status(struct ctl *x)
+{
+	Zkpd__V1__Envelope *in = NULL;
+	Zkpd__V1__StatusRequest sr = ZKPD__V1__STATUS_REQUEST__INIT;
+	Zkpd__V1__Request req = ZKPD__V1__REQUEST__INIT;
+	req.call_case = ZKPD__V1__REQUEST__CALL_STATUS;
+	req.status = &sr;
+	int ret = call(x, &req, ZKPD__V1__RESPONSE__CALL_STATUS, wait_ms(x, false), &in);
+	if (ret == ZKP_EXIT_OK) {
+		if (x->json)
+			json_status(in->response->status);
+		else
+			human_status(in->response->status);
+	}
+	zkp_wire_free(in);
+	return ret;
+}
+
+static int cmd_metrics(struct ctl *x)
+{
+	Zkpd__V1__Envelope *in = NULL;
+	Zkpd__V1__MetricsRequest mr = ZKPD__V1__METRICS_REQUEST__INIT;
+	Zkpd__V1__Request req = ZKPD__V1__REQUEST__INIT;
+	req.call_case = ZKPD__V1__REQUEST__CALL_METRICS;
+	req.metrics = &mr;
+	int ret = call(x, &req, ZKPD__V1__RESPONSE__CALL_METRICS, wait_ms(x, false), &in);
+	if (ret == ZKP_EXIT_OK) {
+		const char *text = in->response->metrics->text;
+		if (x->json) {
+			struct jw w = { stdout, false };
+			jw_open(&w, NULL, '{');
+			jw_str(&w, "text", text);
+			jw_close(&w, '}');
+			jw_done(&w);
+		} else {
+			fputs(text, stdout);
+		}
+	}
+	zkp_wire_free(in);
+	return ret;
+}
+
+static void human_circuit(const Zkpd__V1__CircuitStatus *c)
+{
+	char pce[32], key[32], ws[32];
+	human_size(pce, sizeof(pce), c->pce_bytes);
+	human_size(key, sizeof(key), c->key_bytes);
+	human_size(ws, sizeof(ws), c->working_set_bytes);
+	printf("circuit %s: %s, %" PRIu64 " constraints, domain %" PRIu64 ", %" PRIu64
+	       " public inputs, %" PRIu64 " aux\n",
+	       c->name, c->loaded ? "loaded" : "not loaded", c->constraints, c->domain,
+	       c->inputs, c->aux);
+	printf("  pce %s, key %s (%s), working set %s per job, %u job%s holding it\n", pce, key,
+	       c->key_format, ws, c->refcount, c->refcount == 1 ? "" : "s");
+	if (c->insecure_dev_key)
+		printf("  INSECURE development key\n");
+}
+
+static int load_unload(struct ctl *x, bool load)
+{
+	Zkpd__V1__Envelope *in = NULL;
+	Zkpd__V1__LoadCircuitRequest lr = ZKPD__V1__LOAD_CIRCUIT_REQUEST__INIT;
+	Zkpd__V1__UnloadCircuitRequest ur = ZKPD__V1__UNLOAD_CIRCUIT_REQUEST__INIT;
+	Zkpd__V1__Request req = ZKPD__V1__REQUEST__INIT;
+	int ret;
+	const Zkpd__V1__CircuitStatus *c = NULL;
+	if (load) {
+		lr.circuit = (char *)x->args[0];
+		req.call_case = ZKPD__V1__REQUEST__CALL_LOAD_CIRCUIT;
+		req.load_circuit = &lr;
+		ret = call(x, &req, ZKPD__V1__RESPONSE__CALL_LOAD_CIRCUIT, wait_ms(x, true), &in);
+		if (ret == ZKP_EXIT_OK)
+			c = in->response->load_circuit->circuit;
+	} else {
+		ur.circuit = (char *)x->args[0];
+		req.call_case = ZKPD__V1__REQUEST__CALL_UNLOAD_CIRCUIT;
+		req.unload_circuit = &ur;
+		ret = call(x, &req, ZKPD__V1__RESPONSE__CALL_UNLOAD_CIRCUIT, wait_ms(x, false),
+			   &in);
+		if (ret == ZKP_EXIT_OK)
+			c = in->response->unload_circuit->circuit;
+	}
+	if (ret)
+		goto out;
+	if (!c) {
+		fprintf(stderr, "zkpctl: %s: protocol error: no circuit in the answer\n",
+			x->address);
+		ret = ZKP_EXIT_CONNECT;
+		goto out;
+	}
+	if (x->json) {
+		struct jw w = { stdout, false };
+		json_circuit(&w, NULL, c);
+		jw_done(&w);
+	} else {
+		human_circuit(c);
+	}
+out:
+	zkp_wire_free(in);
+	return ret;
+}
+
+static int cmd_load(struct ctl *x)
+{
+	return load_unload(x, true);
+}
+
+static int cmd_unload(struct ctl *x)
+{
+	return load_unload(x, false);
+}
+
+static int cmd_health(struct ctl *x)
+{
+	Zkpd__V1__Envelope *in = NULL;
+	Zkpd__V1__HealthRequest hr = ZKPD__V1__HEALTH_REQUEST__INIT;
+	Zkpd__V1__Request req = ZKPD__V1__REQUEST__INIT;
+	req.call_case = ZKPD__V1__REQUEST__CALL_HEALTH;
+	req.health = &hr;
+	int ret = call(x, &req, ZKPD__V1__RESPONSE__CALL_HEALTH, wait_ms(x, false), &in);
+	if (ret)
+		goto out;
+	const Zkpd__V1__HealthResponse *h = in->response->health;
+	if (x->json) {
+		struct jw w = { stdout, false };
+		jw_open(&w, NULL, '{');
+		jw_bool(&w, "serving", h->serving);
+		jw_str(&w, "version", h->version);
+		jw_f64(&w, "uptime_seconds", h->uptime_seconds);
+		jw_close(&w, '}');
+		jw_done(&w);
+	} else {
+		char up[32];
+		human_duration(up, sizeof(up), h->uptime_seconds);
+		printf("zkpd %s: %s, up %s\n", h->version, h->serving ? "serving" : "shutting down",
+		       up);
+	}
+	if (!h->serving)
+		ret = ZKP_EXIT_FAIL;
+out:
+	zkp_wire_free(in);
+	return ret;
+}
+
+/* ---- arguments ---- */
+
+static const struct cmd cmds[] = {
+	{ "prove", 1, 2, O_SUBMIT | O_RESULT, cmd_prove,
+	  "prove CIRCUIT WITNESS|--witness-path PATH [--priority P] [--request-id ID]\n"
+	  "          [--out PROOF] [--proof-json FILE] [--public-json FILE]" },
+	{ "submit", 1, 2, O_SUBMIT, cmd_submit,
+	  "submit CIRCUIT WITNESS|--witness-path PATH [--priority P] [--request-id ID]" },
+	{ "await", 1, 1, O_RESULT, cmd_await,
+	  "await JOB [--out PROOF] [--proof-json FILE] [--public-json FILE]" },
+	{ "cancel", 1, 1, 0, cmd_cancel, "cancel JOB" },
+	{ "status", 0, 0, 0, cmd_status, "status" },
+	{ "metrics", 0, 0, 0, cmd_metrics, "metrics" },
+	{ "load", 1, 1, 0, cmd_load, "load CIRCUIT" },
+	{ "unload", 1, 1, 0, cmd_unload, "unload CIRCUIT" },
+	{ "health", 0, 0, 0, cmd_health, "health" },
+};
+
+static const struct cmd *cmd_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(name, cmds[i].name))
+			return &cmds[i];
+	return NULL;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: zkpctl [--connect ADDRESS] [--json] [--timeout SECONDS] COMMAND ...\n\n"
+		   "commands:\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %s\n", cmds[i].synopsis);
+	fprintf(f,
+		"\n"
+		"  prove     submits a job and waits for its proof (progress on stderr)\n"
+		"  submit    submits a job and prints its id; the daemon keeps its proof and\n"
+		"            proof.json for a later await\n"
+		"  await     waits for a submitted job's proof\n"
+		"  cancel    cancels a job (a running one stops at its next stage boundary)\n"
+		"  status    the daemon's queues, pipelines, devices, circuits, memory, jobs\n"
+		"  metrics   the Prometheus metrics text\n"
+		"  load      loads a configured circuit; unload drops it when no job holds it\n"
+		"  health    whether the daemon is serving\n"
+		"\n"
+		"options:\n"
+		"  --connect ADDRESS    unix:PATH or tcp:HOST:PORT (default: $ZKPD_ADDRESS, else\n"
+		"                       the daemon's default socket)\n"
+		"  --json               one JSON object per call result on stdout\n"
+		"  --timeout SECONDS    how long to wait for the answer (default: no limit for\n"
+		"                       prove, await and load, %g s for the others); a job still\n"
+		"                       running then goes on (zkpctl await JOB)\n"
+		"  WITNESS              a local file sent with the job: circom .wtns, or raw\n"
+		"                       32-byte little-endian values\n"
+		"  --witness-path PATH  a witness file on the daemon's side (server.witness_dir)\n"
+		"  --priority P         critical, high, normal (default) or low\n"
+		"  --request-id ID      idempotency key (at most %d bytes): a repeated submit\n"
+		"                       attaches to the job that has it\n"
+		"  --out PROOF          write the 192-byte proof (A, B, C compressed)\n"
+		"  --proof-json FILE    write the snarkjs proof.json\n"
+		"  --public-json FILE   write the public inputs as snarkjs public.json\n"
+		"  Without --out or --proof-json the proof is printed in hex.\n"
+		"\n"
+		"exit status:\n"
+		"  0  success\n"
+		"  1  the job failed or was cancelled (its error code and message are printed),\n"
+		"     a proof file could not be written, or health: the daemon is shutting down\n"
+		"  2  usage error (bad arguments, unreadable witness file)\n"
+		"  3  cannot connect, connection lost, or protocol error\n"
+		"  4  timeout (no answer in time, or the job is still running)\n"
+		"  5  the daemon answered the call with an error (e.g. unknown circuit)\n",
+		QUICK_TIMEOUT_S, REQUEST_ID_MAX);
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+	fputs("zkpctl: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\n(zkpctl --help for usage)\n", stderr);
+	return ZKP_EXIT_USAGE;
+}
+
+static int parse_priority(const char *s, Zkpd__V1__Priority *p)
+{
+	static const struct {
+		const char *name;
+		Zkpd__V1__Priority p;
+	} names[] = {
+		{ "critical", ZKPD__V1__PRIORITY__PRIORITY_CRITICAL },
+		{ "high", ZKPD__V1__PRIORITY__PRIORITY_HIGH },
+		{ "normal", ZKPD__V1__PRIORITY__PRIORITY_NORMAL },
+		{ "low", ZKPD__V1__PRIORITY__PRIORITY_LOW },
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i].name)) {
+			*p = names[i].p;
+			return 0;
+		}
+	return -1;
+}
+
+/* Options may come before or after the command. Returns -1 to go on, or
+ * the exit code to return. */
+static int parse_args(struct ctl *x, int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		unsigned flag;
+	} valued[] = {
+		{ "--priority", O_PRIORITY },	      { "--request-id", O_REQUEST_ID },
+		{ "--witness-path", O_WITNESS_PATH }, { "--out", O_OUT },
+		{ "--proof-json", O_PROOF_JSON },     { "--public-json", O_PUBLIC_JSON },
+	};
+	bool help = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool more = i + 1 < argc;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			help = true;
+			continue;
+		}
+		if (!strcmp(a, "--json")) {
+			x->json = true;
+			continue;
+		}
+		if (!strcmp(a, "--connect")) {
+			if (!more)
+				return bad_usage("%s needs a value", a);
+			x->address = argv[++i];
+			continue;
+		}
+		if (!strcmp(a, "--timeout")) {
+			if (!more)
+				return bad_usage("%s needs a value", a);
+			const char *v = argv[++i];
+			char *end;
+			double t = strtod(v, &end);
+			if (!*v || *end || !(t > 0) || t > 4294967.0)
+				return bad_usage("bad --timeout '%s' (seconds, above 0)", v);
+			x->timeout_s = t;
+			continue;
+		}
+		if (a[0] == '-' && a[1]) {
+			size_t k;
+			for (k = 0; k < sizeof(valued) / sizeof(valued[0]); k++)
+				if (!strcmp(a, valued[k].name))
+					break;
+			if (k == sizeof(valued) / sizeof(valued[0]))
+				return bad_usage("unknown option '%s'", a);
+			if (!more)
+				return bad_usage("%s needs a value", a);
+			const char *v = argv[++i];
+			x->given |= valued[k].flag;
+			switch (valued[k].flag) {
+			case O_PRIORITY:
+				if (parse_priority(v, &x->priority))
+					return bad_usage("bad --priority '%s' (critical, high, "
+							 "normal or low)",
+							 v);
+				break;
+			case O_REQUEST_ID:
+				if (strlen(v) > REQUEST_ID_MAX)
+					return bad_usage("--request-id '%s' is over 128 bytes", v);
+				x->request_id = v;
+				break;
+			case O_WITNESS_PATH:
+				x->witness_path = v;
+				break;
+			case O_OUT:
+				x->out = v;
+				break;
+			case O_PROOF_JSON:
+				x->proof_json = v;
+				break;
+			case O_PUBLIC_JSON:
+				x->public_json = v;
+				break;
+			}
+			continue;
+		}
+		if (!x->cmd) {
+			if (help)
+				break;
+			x->cmd = cmd_find(a);
+			if (!x->cmd)
+				return bad_usage("unknown command '%s'", a);
+			continue;
+		}
+		if (x->n_args == 2)
+			return bad_usage("unexpected argument '%s'", a);
+		x->args[x->n_args++] = a;
+	}
+	if (help) {
+		usage(stdout);
+		return ZKP_EXIT_OK;
+	}
+	if (!x->cmd) {
+		usage(stderr);
+		return ZKP_EXIT_USAGE;
+	}
+	const struct cmd *c = x->cmd;
+	if (x->given & ~c->opts) {
+		for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++)
+			if (x->given & ~c->opts & valued[k].flag) {
+				fprintf(stderr, "zkpctl %s: %s does not apply\n", c->name,
+					valued[k].name);
+				break;
+			}
+		fprintf(stderr, "usage: zkpctl %s\n", c->synopsis);
+		return ZKP_EXIT_USAGE;
+	}
+	int max = c->max_args;
+	if (c->fn == cmd_prove || c->fn == cmd_submit) {
+		/* CIRCUIT and exactly one of WITNESS, --witness-path */
+		max = x->witness_path ? 1 : 2;
+		if (x->n_args == 1 && !x->witness_path) {
+			fprintf(stderr, "zkpctl %s: no witness (a WITNESS file or --witness-path)\n",
+				c->name);
+			fprintf(stderr, "usage: zkpctl %s\n", c->synopsis);
+			return ZKP_EXIT_USAGE;
+		}
+	}
+	if (x->n_args < c->min_args || x->n_args > max) {
+		fprintf(stderr, "usage: zkpctl %s\n", c->synopsis);
+		return ZKP_EXIT_USAGE;
+	}
+	if ((c->fn == cmd_await || c->fn == cmd_cancel) && parse_job(x->args[0], &x->job))
+		return ZKP_EXIT_USAGE;
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct ctl x = { .timeout_s = -1, .priority = ZKPD__V1__PRIORITY__PRIORITY_NORMAL,
+			 .last_stage = -1, .last_percent = -1 };
+	int ret = parse_args(&x, argc, argv);
+	if (ret >= 0)
+		return ret;
+
+	char def[160];
+	if (!x.address) {
+		const char *env = getenv("ZKPD_ADDRESS");
+		if (env && *env) {
+			x.address = env;
+		} else {
+			zkp_address_default(def, sizeof(def));
+			x.address = def;
+		}
+	}
+	x.tty = isatty(STDERR_FILENO);
+
+	/* the witness is read before connecting: a bad path is a usage error */
+	if ((x.cmd->fn == cmd_prove || x.cmd->fn == cmd_submit) && !x.witness_path &&
+	    read_file(x.args[1], &x.witness, &x.witness_len)) {
+		fprintf(stderr, "zkpctl: cannot read witness %s: %s\n", x.args[1],
+			strerror(errno));
+		return ZKP_EXIT_USAGE;
+	}
+	zkp_error err = { 0 };
+	int rc = zkp_client_connect(&x.c, x.address, ANSWER_MAX_FRAME, &err);
+	if (rc) {
+		fprintf(stderr, "zkpctl: %s\n", zkp_error_text(&err, rc));
+		ret = rc == ZKP_ERR_CONFIG ? ZKP_EXIT_USAGE : ZKP_EXIT_CONNECT;
+		goto out;
+	}
+	ret = x.cmd->fn(&x);
+out:
+	zkp_client_close(x.c);
+	free(x.witness);
+	return ret;
+}
