@@ -11,6 +11,7 @@ int bench_msm_main(int argc, char **argv);
 int bench_spmv_main(int argc, char **argv);
 int bench_prove_main(int argc, char **argv);
 int bench_pipeline_main(int argc, char **argv);
+int bench_load_main(int argc, char **argv);
 
 static const struct {
 	const char *name;
@@ -29,6 +30,9 @@ static const struct {
 	{ "pipeline", bench_pipeline_main,
 	  "memory of N proofs in K pipelines: --pce P --key K -n N --pipelines K --out DIR "
 	  "[--baseline] [--no-purge]" },
+	{ "load", bench_load_main,
+	  "load on a running zkpd: --connect ADDR [--connections N] [--status-calls M] "
+	  "[--circuit C --witness W --proofs P --proof-clients K] [--runs R]" },
 };
 
 static void usage(FILE *f)
