@@ -12,6 +12,7 @@
 #include "engine_int.h"
 #include "zkpd/groth16_io.h"
 #include "zkpd/log.h"
+#include "zkpd/mem.h"
 
 int circuits_init(struct zkp_engine *e)
 {
@@ -32,8 +33,15 @@ int circuits_init(struct zkp_engine *e)
 	return 0;
 }
 
-static void circuit_unload_parts(zkp_pce *pce, zkp_groth16_pk *pk, zkp_groth16_pvk *pvk)
+/* counted: the parts were added to the memory tracker's pce and key
+ * counters (a finished load), which must give them back. */
+static void circuit_unload_parts(zkp_pce *pce, zkp_groth16_pk *pk, zkp_groth16_pvk *pvk,
+				 bool counted)
 {
+	if (counted && pce) {
+		zkp_mem_sub(ZKP_MEM_PCE, zkp_pce_mapped_bytes(pce));
+		zkp_mem_sub(ZKP_MEM_KEY, pk->mem_bytes);
+	}
 	zkp_groth16_pvk_free(pvk);
 	zkp_groth16_pk_release(pk);
 	zkp_pce_free(pce);
@@ -43,7 +51,7 @@ void circuits_release(struct zkp_engine *e)
 {
 	for (size_t i = 0; i < e->n_circuits; i++) {
 		struct circuit *c = &e->circuits[i];
-		circuit_unload_parts(c->pce, &c->pk, c->pvk);
+		circuit_unload_parts(c->pce, &c->pk, c->pvk, true);
 		free(c->tokens);
 	}
 	free(e->circuits);
@@ -117,9 +125,13 @@ static int load_one(struct loaded *r, const zkp_config_circuit *cfg, zkp_pool *p
 		goto out;
 	}
 	zkp_groth16_mem_model_of(&r->model, r->pce, &r->pk, threads);
+	/* What the allocator cannot attribute: the mapped circuit and the
+	 * key's block (heap or mapped cache). */
+	zkp_mem_add(ZKP_MEM_PCE, zkp_pce_mapped_bytes(r->pce));
+	zkp_mem_add(ZKP_MEM_KEY, r->pk.mem_bytes);
 out:
 	if (rc) {
-		circuit_unload_parts(r->pce, &r->pk, r->pvk);
+		circuit_unload_parts(r->pce, &r->pk, r->pvk, false);
 		memset(r, 0, sizeof(*r));
 	}
 	return rc;
@@ -324,7 +336,7 @@ out:
 	pthread_mutex_unlock(&e->lock);
 	if (pce)
 		zkp_log(ZKP_LOG_INFO, "circuit %s unloaded", circuit);
-	circuit_unload_parts(pce, &pk, pvk);
+	circuit_unload_parts(pce, &pk, pvk, true);
 	return rc;
 }
 
