@@ -71,6 +71,25 @@ char *zkp_metrics_text(zkp_engine *e, const zkp_server_stats *ss)
 				zkp_stage_name((enum zkp_stage)s),
 				(unsigned long long)st.stage_count[s]);
 
+	/* The newest snapshot of each stage boundary (the ring is oldest first). */
+	const zkp_engine_snap *last[ZKP_NSTAGES] = { NULL };
+	for (size_t i = 0; i < st.n_snaps; i++)
+		if (st.snaps[i].stage < ZKP_NSTAGES)
+			last[st.snaps[i].stage] = &st.snaps[i];
+	family(f, "stage_end_resident_bytes", "gauge",
+	       "Process RSS at the latest end of each stage (any job).");
+	for (int s = 0; s < ZKP_NSTAGES; s++)
+		if (last[s])
+			fprintf(f, "zkpd_stage_end_resident_bytes{stage=\"%s\"} %llu\n",
+				zkp_stage_name((enum zkp_stage)s), (unsigned long long)last[s]->rss);
+	family(f, "stage_end_allocated_bytes", "gauge",
+	       "jemalloc allocated bytes at the latest end of each stage (any job).");
+	for (int s = 0; s < ZKP_NSTAGES; s++)
+		if (last[s])
+			fprintf(f, "zkpd_stage_end_allocated_bytes{stage=\"%s\"} %llu\n",
+				zkp_stage_name((enum zkp_stage)s),
+				(unsigned long long)last[s]->allocated);
+
 	family(f, "pipeline_proofs_total", "counter", "Proofs finished by each pipeline.");
 	for (size_t i = 0; i < st.n_pipelines; i++)
 		fprintf(f, "zkpd_pipeline_proofs_total{pipeline=\"%u\",device=\"%s\"} %llu\n",

@@ -4,7 +4,8 @@
  * units (seconds, bytes).
  *
  * Families: jobs by final state (counter), queued jobs by priority (gauge),
- * running jobs, stage seconds and counts by stage (counters), pipelines'
+ * running jobs, stage seconds and counts by stage (counters), RSS and
+ * jemalloc allocated bytes at the latest end of each stage, pipelines'
  * finished proofs, circuits loaded and their bytes and refcounts, process
  * RSS and peak RSS, jemalloc allocated/active/resident/mapped/retained,
  * per-category counters of mem.h, memory budget and reserved bytes,

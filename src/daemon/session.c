@@ -530,12 +530,21 @@ int zkp_session_frame(zkp_session *s, const uint8_t *body, size_t len)
 
 /* ---- events ---- */
 
+/* Progress order: a stage's start, then its end, stage after stage. Events
+ * reach the loop after the job may have moved on, and an Await that starts
+ * late has already reported the job's current stage: both make some events
+ * stale, and a stale event is not sent. */
+static int progress_key(enum zkp_stage stage, bool finished)
+{
+	return 2 * (int)stage + (finished ? 1 : 0);
+}
+
 static void job_event(zkp_session *s, const zkp_engine_event *ev)
 {
 	for (size_t i = 0; i < s->n_awaits;) {
 		await_call *a = &s->awaits[i];
 		bool queue_moved = ev->kind == ZKP_EVENT_QUEUE && a->state == ZKP_JOB_QUEUED;
-		if (a->job_id != ev->job_id && !queue_moved) {
+		if (!queue_moved && (ev->kind != ZKP_EVENT_JOB || a->job_id != ev->job_id)) {
 			i++;
 			continue;
 		}
@@ -545,22 +554,28 @@ static void job_event(zkp_session *s, const zkp_engine_event *ev)
 			remove_await(s, i);
 			continue;
 		}
-		if (ended(info.state)) {
+		if (ev->kind == ZKP_EVENT_JOB && ended(ev->state)) {
+			/* The job's last event: every stage event came before it. */
 			send_result(s, a->call_id, &info);
 			zkp_job_info_release(&info);
 			remove_await(s, i);
 			continue;
 		}
 		if (ev->kind == ZKP_EVENT_QUEUE) {
-			if (info.queue_position != a->queue_position ||
-			    info.state != a->state)
+			if (info.state == ZKP_JOB_QUEUED && info.queue_position != a->queue_position) {
 				send_progress(s, a->call_id, &info, NULL);
-		} else {
+				a->queue_position = info.queue_position;
+			}
+		} else if (progress_key(ev->stage, ev->stage_finished) >
+			   progress_key(a->stage, a->stage_finished)) {
+			info.state = ev->state;
+			if (ev->state != ZKP_JOB_QUEUED)
+				info.queue_position = 0;
 			send_progress(s, a->call_id, &info, ev);
+			a->stage = ev->stage;
+			a->stage_finished = ev->stage_finished;
+			a->state = ev->state;
 		}
-		a->state = info.state;
-		a->stage = info.stage;
-		a->queue_position = info.queue_position;
 		zkp_job_info_release(&info);
 		i++;
 	}

@@ -582,16 +582,41 @@ static void test_priority_order(void **state)
 {
 	(void)state;
 	zkp_client *c = dial();
-	uint64_t blockers[3], ids[4];
+	uint64_t blockers[6], ids[4];
 	static const Zkpd__V1__Priority prio[4] = {
 		ZKPD__V1__PRIORITY__PRIORITY_LOW, ZKPD__V1__PRIORITY__PRIORITY_NORMAL,
 		ZKPD__V1__PRIORITY__PRIORITY_HIGH, ZKPD__V1__PRIORITY__PRIORITY_CRITICAL
 	};
-	for (int i = 0; i < 3; i++)
+	/* A pipeline holds four jobs (cpu stage, depth 1, device, finalize):
+	 * six blockers fill it and keep two queued. */
+	for (int i = 0; i < 6; i++)
 		blockers[i] = submit(c, "slow", slow.raw, slow.raw_len,
 				     ZKPD__V1__PRIORITY__PRIORITY_NORMAL, NULL, NULL);
-	for (int i = 0; i < 4; i++)
-		ids[i] = submit(c, "slow", slow.raw, slow.raw_len, prio[i], NULL, NULL);
+	/* The four arrive in one burst, so a slot that opens meanwhile cannot
+	 * take one of them before the others are queued. */
+	uint64_t call_ids[4];
+	zkp_error err = { 0 };
+	for (int i = 0; i < 4; i++) {
+		Zkpd__V1__Envelope env = ZKPD__V1__ENVELOPE__INIT;
+		Zkpd__V1__Request req = ZKPD__V1__REQUEST__INIT;
+		Zkpd__V1__SubmitRequest sr;
+		Zkpd__V1__Witness w;
+		submit_req(&sr, &w, "slow", slow.raw, slow.raw_len, prio[i], NULL);
+		req.call_case = ZKPD__V1__REQUEST__CALL_SUBMIT;
+		req.submit = &sr;
+		env.call_id = call_ids[i] = zkp_client_next_call_id(c);
+		env.body_case = ZKPD__V1__ENVELOPE__BODY_REQUEST;
+		env.request = &req;
+		assert_int_equal(zkp_client_send(c, &env, &err), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		Zkpd__V1__Envelope *in = NULL;
+		assert_int_equal(zkp_client_recv(c, &in, 60000, &err), 0);
+		assert_int_equal(in->call_id, call_ids[i]);
+		assert_int_equal(in->body_case, ZKPD__V1__ENVELOPE__BODY_RESPONSE);
+		ids[i] = in->response->submit->job_id;
+		zkp_wire_free(in);
+	}
 	/* One pipeline: jobs finish in the order they start. Record, per job,
 	 * the total time from submit to end minus nothing: the finish order is
 	 * what the queue served, so compare the jobs' end ranks. */
@@ -603,7 +628,7 @@ static void test_priority_order(void **state)
 		end[i] = r->queue_seconds;
 		zkp_wire_free(in);
 	}
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 6; i++) {
 		Zkpd__V1__Envelope *in = await_job(c, blockers[i], 0);
 		check_proof(&slow, result_of(in));
 		zkp_wire_free(in);

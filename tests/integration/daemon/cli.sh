@@ -1,0 +1,238 @@
+#!/usr/bin/env bash
+# zkpd and zkpctl end to end from the shell: zkpd's options and configuration
+# checks, then zkpctl against a real zkpd serving the demo circuit (health,
+# status, metrics, prove/submit/await/cancel/load/unload, idempotent
+# submission, refusals and their exit codes, concurrent provers), and a clean
+# SIGTERM shutdown. Proofs are checked with `zkp verify`.
+# Usage: cli.sh BUILD_DIR WORK_DIR
+set -euo pipefail
+
+build=$(cd "$1" && pwd)
+work=$2
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+zkpd=$build/src/daemon/zkpd
+zkpctl=$build/src/daemon/zkpctl
+zkp=$build/src/tools/zkp
+
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+work=$(pwd)
+demo=$work/demo
+
+# A Unix socket path is limited to 107 bytes; fall back to /tmp for long
+# work dirs.
+sockdir=
+sock=$work/zkpd.sock
+if [ "${#sock}" -gt 100 ]; then
+	sockdir=$(mktemp -d /tmp/zkpd-cli.XXXXXX)
+	sock=$sockdir/zkpd.sock
+fi
+
+pass=0
+failed=0
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL - $1 ($2)"; }
+# check WHAT DETAILS CMD...: ok when CMD succeeds
+check() {
+	local what=$1 details=$2
+	shift 2
+	if "$@"; then ok "$what"; else bad "$what" "$details"; fi
+}
+
+# run CMD...: runs CMD (limited to 60 s) with stdout in out.txt and stderr in
+# err.txt, its exit status in $rc
+rc=0
+run() {
+	rc=0
+	timeout 60 "$@" >out.txt 2>err.txt || rc=$?
+}
+# shows a command's output in a FAIL line
+said() { printf 'exit %s; stdout: %s; stderr: %s' "$rc" "$(head -c 400 out.txt | tr '\n' ' ')" \
+	"$(head -c 400 err.txt | tr '\n' ' ')"; }
+# expect CODE WHAT CMD...: runs CMD and compares its exit status
+expect() {
+	local want=$1 what=$2
+	shift 2
+	run "$@"
+	if [ "$rc" -eq "$want" ]; then ok "$what"; else bad "$what" "wanted exit $want; $(said)"; fi
+}
+has() { grep -q -- "$1" "$2"; }
+# verify PROOF PUBLIC WHAT: zkp verify against the demo verifying key
+verify() {
+	run "$zkp" verify --vk "$demo/demo.INSECURE-DEV.vk" --proof "$1" --public "$2"
+	if [ "$rc" -eq 0 ] && has valid out.txt && ! has invalid out.txt; then ok "$3"; else
+		bad "$3" "$(said)"; fi
+}
+json_field() { sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p" "$2"; }
+
+pid=
+cleanup() {
+	local status=$?
+	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+		kill -TERM "$pid" 2>/dev/null || true
+		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	fi
+	[ -z "$sockdir" ] || rm -rf "$sockdir"
+	exit "$status"
+}
+trap cleanup EXIT
+
+# --- zkpd options and configuration --------------------------------------
+
+expect 0 "zkpd --version" "$zkpd" --version
+check "zkpd --version names zkpd" "$(said)" has '^zkpd [0-9]' out.txt
+expect 0 "zkpd --help" "$zkpd" --help
+check "zkpd --help prints usage" "$(said)" has 'usage: zkpd' out.txt
+expect 2 "zkpd unknown option exits 2" "$zkpd" --no-such-option
+check "zkpd unknown option names it" "$(said)" has 'no-such-option' err.txt
+
+expect 0 "zkpd --print-default-config" "$zkpd" --print-default-config
+cp out.txt default.conf
+expect 0 "default config passes --check-config" "$zkpd" --check-config default.conf
+
+printf '[server]\nmax_queued = 5\nno_such_key = 3\n' >unknown-key.conf
+expect 2 "unknown key fails --check-config" "$zkpd" --check-config unknown-key.conf
+check "unknown key message names FILE:LINE and the key" "$(said)" \
+	grep -q 'unknown-key.conf:3.*no_such_key' err.txt
+
+printf '[server]\nmax_queued = banana\n' >bad-value.conf
+expect 2 "bad value fails --check-config" "$zkpd" --check-config bad-value.conf
+check "bad value message names FILE:LINE and the key" "$(said)" \
+	grep -q 'bad-value.conf:2.*max_queued' err.txt
+
+printf '[server]\nmax_queued = 0\n' >out-of-range.conf
+expect 2 "out-of-range value fails --check-config" "$zkpd" --check-config out-of-range.conf
+check "out-of-range message names FILE:LINE and the key" "$(said)" \
+	grep -q 'out-of-range.conf:2.*max_queued' err.txt
+
+expect 0 "zkpd --print-config-doc" "$zkpd" --print-config-doc
+check "docs/config.md equals --print-config-doc" "diff: $(diff out.txt "$src/docs/config.md" | head -5 | tr '\n' ' ')" \
+	cmp -s out.txt "$src/docs/config.md"
+
+# --- the demo daemon -----------------------------------------------------
+
+"$zkpd" --listen "unix:$sock" --demo-dir "$demo" >zkpd.log 2>&1 &
+pid=$!
+up=no
+for _ in $(seq 300); do
+	kill -0 "$pid" 2>/dev/null || break
+	if "$zkpctl" --connect "unix:$sock" --timeout 2 health >/dev/null 2>&1; then up=yes; break; fi
+	sleep 0.1
+done
+if [ "$up" != yes ]; then
+	bad "zkpd starts with the demo circuit" "log: $(tail -5 zkpd.log | tr '\n' ' ')"
+	exit 1
+fi
+ok "zkpd starts with the demo circuit"
+ctl=("$zkpctl" --connect "unix:$sock")
+
+# the demo's files exist now, so a config naming a missing pce next to a real
+# key can fail only on the pce
+printf '[circuit.x]\npce = %s\nkey = %s\nkey_format = bellman\n' \
+	"$demo/demo.pce" "$demo/demo.INSECURE-DEV.params" >circuit.conf
+expect 0 "config naming the demo files passes --check-config" "$zkpd" --check-config circuit.conf
+printf '[circuit.x]\npce = %s\nkey = %s\nkey_format = bellman\n' \
+	"$work/missing.pce" "$demo/demo.INSECURE-DEV.params" >missing-pce.conf
+expect 2 "config naming a missing pce fails --check-config" "$zkpd" --check-config missing-pce.conf
+check "missing pce message names the file" "$(said)" has 'missing.pce' err.txt
+
+expect 0 "health" "${ctl[@]}" health
+expect 0 "status" "${ctl[@]}" status
+check "status lists the demo circuit" "$(said)" grep -q '^demo ' out.txt
+expect 0 "status --json" "${ctl[@]}" --json status
+check "status --json names the demo circuit" "$(said)" has '"name":"demo"' out.txt
+expect 0 "metrics" "${ctl[@]}" metrics
+check "metrics has zkpd_jobs_total" "$(said)" has '^zkpd_jobs_total' out.txt
+
+w=$demo/demo.wtns
+expect 0 "prove --out --public-json" "${ctl[@]}" prove demo "$w" --out p.bin --public-json pub.json
+check "proof is 192 bytes" "size $(stat -c %s p.bin 2>/dev/null || echo none)" \
+	test "$(stat -c %s p.bin 2>/dev/null || echo 0)" -eq 192
+verify p.bin pub.json "zkp verify accepts the daemon's proof"
+
+expect 0 "prove --proof-json" "${ctl[@]}" prove demo "$w" --proof-json proof.json --public-json pub2.json
+check "proof.json has pi_a" "$(head -c 200 proof.json 2>/dev/null | tr '\n' ' ')" has '"pi_a"' proof.json
+verify proof.json pub2.json "zkp verify accepts the daemon's proof.json"
+
+expect 0 "submit" "${ctl[@]}" submit demo "$w"
+id=$(tr -d ' \n' <out.txt)
+check "submit prints a job id" "$(said)" grep -Eq '^[0-9]+$' <<<"$id"
+expect 0 "await the submitted job" "${ctl[@]}" await "$id" --out a.bin --public-json apub.json
+verify a.bin apub.json "awaited proof verifies"
+
+expect 0 "prove --witness-path" "${ctl[@]}" prove demo --witness-path "$w" --out wp.bin --public-json wpub.json
+verify wp.bin wpub.json "proof from --witness-path verifies"
+
+expect 0 "submit --request-id" "${ctl[@]}" --json submit demo "$w" --request-id cli-req-1
+id1=$(json_field job_id out.txt)
+expect 0 "submit --request-id again" "${ctl[@]}" --json submit demo "$w" --request-id cli-req-1
+id2=$(json_field job_id out.txt)
+check "same --request-id gives the same job" "ids '$id1' and '$id2'" test -n "$id1" -a "$id1" = "$id2"
+check "repeated --request-id attaches" "$(said)" has '"attached":true' out.txt
+expect 0 "await the request-id job" "${ctl[@]}" await "$id1" --out r.bin
+
+expect 0 "cancel a finished job" "${ctl[@]}" cancel "$id1"
+check "cancel reports the finished state" "$(said)" grep -qi 'done' out.txt
+expect 0 "cancel --json a finished job" "${ctl[@]}" --json cancel "$id1"
+check "cancel --json reports state done" "$(said)" has '"state":"done"' out.txt
+
+expect 0 "load demo (already loaded)" "${ctl[@]}" load demo
+expect 0 "unload demo while idle" "${ctl[@]}" unload demo
+run "${ctl[@]}" --json status
+check "demo unloaded in status" "$(said)" has '"name":"demo","loaded":false' out.txt
+expect 0 "prove after unload (lazy load)" "${ctl[@]}" prove demo "$w" --out l.bin --public-json lpub.json
+verify l.bin lpub.json "proof after lazy load verifies"
+
+expect 5 "unknown circuit exits 5" "${ctl[@]}" prove no-such-circuit "$w" --out x.bin
+check "unknown circuit says ERR_NOT_FOUND" "$(said)" has 'ERR_NOT_FOUND' err.txt
+
+head -c 1000 "$w" >trunc.wtns
+expect 1 "truncated witness exits 1" "${ctl[@]}" prove demo trunc.wtns --out x.bin
+check "truncated witness reports the decoder's error" "$(said)" \
+	grep -Eq 'ERR_(TRUNCATED|FORMAT|BAD_LENGTH)' err.txt
+
+expect 2 "prove without arguments exits 2" "${ctl[@]}" prove
+expect 2 "unknown command exits 2" "${ctl[@]}" no-such-command
+expect 2 "unknown option exits 2" "${ctl[@]}" --no-such-option health
+expect 2 "bad priority exits 2" "${ctl[@]}" prove demo "$w" --priority urgent
+expect 2 "unreadable witness file exits 2" "${ctl[@]}" prove demo "$work/no-such.wtns"
+expect 3 "--connect to a missing socket exits 3" \
+	"$zkpctl" --connect "unix:${sock%/*}/no-such.sock" health
+
+pids=()
+for i in 1 2 3 4; do
+	timeout 120 "$zkpctl" --connect "unix:$sock" prove demo "$w" --out "c$i.bin" \
+		--public-json "c$i.json" >"c$i.out" 2>"c$i.err" &
+	pids+=($!)
+done
+for i in 1 2 3 4; do
+	crc=0
+	wait "${pids[$((i - 1))]}" || crc=$?
+	if [ "$crc" -eq 0 ]; then ok "concurrent prove $i"; else
+		bad "concurrent prove $i" "exit $crc; stderr: $(tail -c 300 "c$i.err" | tr '\n' ' ')"; fi
+	[ "$crc" -ne 0 ] || verify "c$i.bin" "c$i.json" "concurrent proof $i verifies"
+done
+
+run "${ctl[@]}" metrics
+check "metrics count the finished jobs" "$(said)" grep -Eq '^zkpd_jobs_total\{state="done"\} [1-9]' out.txt
+
+# --- SIGTERM ---------------------------------------------------------------
+
+kill -TERM "$pid"
+for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$pid" 2>/dev/null; then
+	bad "zkpd exits on SIGTERM" "still running after 10 s"
+else
+	zrc=0
+	wait "$pid" || zrc=$?
+	pid=
+	if [ "$zrc" -eq 0 ]; then ok "zkpd exits 0 on SIGTERM"; else
+		bad "zkpd exits 0 on SIGTERM" "exit $zrc; log: $(tail -3 zkpd.log | tr '\n' ' ')"; fi
+	check "zkpd removes its socket" "$sock still exists" test ! -e "$sock"
+fi
+
+echo "cli: $pass passed, $failed failed"
+[ "$failed" -eq 0 ] || exit 1
