@@ -1016,6 +1016,8 @@ int zkp_engine_new(zkp_engine **ret, const zkp_config *cfg, zkp_engine_notify_fn
 	if (rc)
 		goto out;
 	rc = loader_start(e);
+	if (!rc && e->cfg.purge_between_stages)
+		rc = purger_start(e);
 	if (!rc)
 		rc = pipelines_start(e);
 	if (rc) {
@@ -1051,6 +1053,7 @@ void zkp_engine_free(zkp_engine *e)
 	pthread_mutex_unlock(&e->lock);
 	pipelines_join(e);
 	loader_join(e);
+	purger_join(e);
 
 	/* Every thread is gone: no lock needed below. Each job ended before
 	 * its thread stopped, so only the history holds jobs; the other lists

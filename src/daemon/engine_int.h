@@ -146,6 +146,16 @@ struct zkp_engine {
 	pthread_t loader_thr;
 	bool loader_started;
 
+	/* The purger: memory.purge_between_stages runs off the jobs' threads,
+	 * so a purge (milliseconds of madvise) never delays a stage. Requests
+	 * made while one runs coalesce into one more. Own lock, never nested
+	 * in the engine's. */
+	pthread_t purge_thr;
+	bool purge_started, purge_wanted, purge_stop;
+	pthread_mutex_t purge_lock;
+	pthread_cond_t purge_cond;
+	uint64_t purges;
+
 	struct device dev;
 	bool dev_lock_init;
 	struct pipeline *pipelines;
@@ -197,6 +207,12 @@ void take_snapshot(struct zkp_engine *e, uint64_t job_id, enum zkp_stage s);
 int circuits_init(struct zkp_engine *e);
 void circuits_release(struct zkp_engine *e);
 struct circuit *circuit_find(struct zkp_engine *e, const char *name);
+/* The purger thread (engine_pipeline.c): start, ask for a purge (any
+ * thread, engine lock not needed), stop and join. */
+int purger_start(struct zkp_engine *e);
+void purger_request(struct zkp_engine *e);
+void purger_join(struct zkp_engine *e);
+
 /* Asks the loader for c (lock held). */
 void circuit_request_load(struct zkp_engine *e, struct circuit *c);
 int loader_start(struct zkp_engine *e);

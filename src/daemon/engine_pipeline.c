@@ -47,7 +47,62 @@ static bool enter_stage_unlocked(struct zkp_engine *e, struct job *j, enum zkp_s
 static void maybe_purge(struct zkp_engine *e)
 {
 	if (e->cfg.purge_between_stages)
+		purger_request(e);
+}
+
+static void *purger_main(void *arg)
+{
+	struct zkp_engine *e = arg;
+	pthread_mutex_lock(&e->purge_lock);
+	for (;;) {
+		while (!e->purge_wanted && !e->purge_stop)
+			pthread_cond_wait(&e->purge_cond, &e->purge_lock);
+		if (e->purge_stop)
+			break;
+		e->purge_wanted = false;
+		pthread_mutex_unlock(&e->purge_lock);
 		zkp_mem_purge();
+		pthread_mutex_lock(&e->purge_lock);
+		e->purges++;
+	}
+	pthread_mutex_unlock(&e->purge_lock);
+	/* What the last jobs freed goes back too. */
+	zkp_mem_purge();
+	return NULL;
+}
+
+int purger_start(struct zkp_engine *e)
+{
+	pthread_mutex_init(&e->purge_lock, NULL);
+	pthread_cond_init(&e->purge_cond, NULL);
+	if (pthread_create(&e->purge_thr, NULL, purger_main, e))
+		return ZKP_ERR_IO;
+	e->purge_started = true;
+	return 0;
+}
+
+void purger_request(struct zkp_engine *e)
+{
+	if (!e->purge_started)
+		return;
+	pthread_mutex_lock(&e->purge_lock);
+	e->purge_wanted = true;
+	pthread_cond_signal(&e->purge_cond);
+	pthread_mutex_unlock(&e->purge_lock);
+}
+
+void purger_join(struct zkp_engine *e)
+{
+	if (!e->purge_started)
+		return;
+	pthread_mutex_lock(&e->purge_lock);
+	e->purge_stop = true;
+	pthread_cond_signal(&e->purge_cond);
+	pthread_mutex_unlock(&e->purge_lock);
+	pthread_join(e->purge_thr, NULL);
+	e->purge_started = false;
+	pthread_cond_destroy(&e->purge_cond);
+	pthread_mutex_destroy(&e->purge_lock);
 }
 
 /* Frees what the thread holding j owns for proving (lock not held). */

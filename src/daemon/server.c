@@ -168,6 +168,39 @@ static void frame_failed(conn *c, int code, const zkp_error *err)
 		conn_close(c);
 }
 
+/* Hands every complete frame in the reader to the session, until the
+ * connection pauses (backpressure) or closes. Frames left in the reader
+ * are handled when reading resumes (maybe_resume), not when more bytes
+ * happen to arrive: a client may have sent everything already. */
+static void process_frames(conn *c)
+{
+	while (c->reading && !c->closing) {
+		const uint8_t *body;
+		size_t len;
+		zkp_error err = { 0 };
+		int rc = zkp_frame_next(&c->reader, &body, &len, &err);
+		if (rc == 0)
+			return;
+		if (rc < 0) {
+			frame_failed(c, rc, &err);
+			return;
+		}
+		c->srv->stats.frames_in++;
+		uv_timer_again(&c->idle);
+		if (zkp_session_frame(c->session, body, len)) {
+			c->srv->stats.protocol_errors++;
+			zkp_log(ZKP_LOG_WARN, "connection %s: a frame is not an Envelope; "
+					      "closing it", c->peer);
+			uv_read_stop(&c->h.stream);
+			c->reading = false;
+			c->close_after_flush = true;
+			if (c->pending == 0)
+				conn_close(c);
+			return;
+		}
+	}
+}
+
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 {
 	conn *c = stream->data;
@@ -187,33 +220,7 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 		frame_failed(c, ZKP_ERR_NOMEM, &err);
 		return;
 	}
-	for (;;) {
-		const uint8_t *body;
-		size_t len;
-		zkp_error err = { 0 };
-		int rc = zkp_frame_next(&c->reader, &body, &len, &err);
-		if (rc == 0)
-			break;
-		if (rc < 0) {
-			frame_failed(c, rc, &err);
-			return;
-		}
-		c->srv->stats.frames_in++;
-		uv_timer_again(&c->idle);
-		if (zkp_session_frame(c->session, body, len)) {
-			c->srv->stats.protocol_errors++;
-			zkp_log(ZKP_LOG_WARN, "connection %s: a frame is not an Envelope; "
-					      "closing it", c->peer);
-			uv_read_stop(&c->h.stream);
-			c->reading = false;
-			c->close_after_flush = true;
-			if (c->pending == 0)
-				conn_close(c);
-			return;
-		}
-		if (c->closing || !c->reading)
-			return;
-	}
+	process_frames(c);
 }
 
 static void maybe_resume(conn *c)
@@ -221,8 +228,10 @@ static void maybe_resume(conn *c)
 	if (c->reading || c->closing || c->close_after_flush)
 		return;
 	if (c->pending <= c->srv->cfg->conn_buffer_bytes / 2) {
-		if (!uv_read_start(&c->h.stream, on_alloc, on_read))
-			c->reading = true;
+		if (uv_read_start(&c->h.stream, on_alloc, on_read))
+			return;
+		c->reading = true;
+		process_frames(c);
 	}
 }
 

@@ -9,8 +9,10 @@
  * inside and outside server.witness_dir; priority order; cancel of queued
  * and running jobs; malformed, truncated, oversized, empty and random
  * frames, after which the daemon still serves others; a client gone
- * mid-job whose result is picked up by request_id; metrics text; and the
- * SIGTERM drain (running job finishes, exit status 0).
+ * mid-job whose result is picked up by request_id; metrics text;
+ * backpressure on a client that does not read; the idle timeout;
+ * server.max_connections; and the SIGTERM drain (running job finishes,
+ * exit status 0).
  *
  * usage: test_daemon ZKPD_BINARY
  */
@@ -46,6 +48,7 @@
 #define SMALL_N ((1u << 10) - 16)
 #define SLOW_N ((1u << 13) - 16)
 #define MAX_FRAME (4u << 20)
+#define MAX_CONNECTIONS 64
 
 typedef struct {
 	uint8_t *raw; /* raw witness bytes */
@@ -308,13 +311,14 @@ static int start_daemon(void **state)
 	fprintf(f,
 		"# INSECURE development keys: test circuits only\n"
 		"[server]\nlisten = %s, %s\nmax_frame_bytes = %u\nwitness_dir = %s/wit\n"
-		"idle_timeout = 60s\nshutdown_grace = 60s\njob_history = 64\n"
+		"idle_timeout = 3s\nshutdown_grace = 60s\njob_history = 64\n"
+		"conn_buffer_bytes = 64K\nmax_connections = %d\n"
 		"[pipeline]\ndepth = 1\n[synthesis]\nthreads = 2\n[log]\nlevel = info\n"
 		"[circuit.small]\npce = small.pce\nkey = small.INSECURE-DEV.params\n"
 		"key_format = bellman\npreload = true\n"
 		"[circuit.slow]\npce = slow.pce\nkey = slow.INSECURE-DEV.params\n"
 		"key_format = bellman\npreload = true\n",
-		sock_addr, tcp_addr, MAX_FRAME, tmpdir);
+		sock_addr, tcp_addr, MAX_FRAME, tmpdir, MAX_CONNECTIONS);
 	fclose(f);
 
 	daemon_pid = fork();
@@ -856,6 +860,126 @@ static void test_await_timeout_and_metrics(void **state)
 	zkp_client_close(c);
 }
 
+static uint64_t daemon_rss(void)
+{
+	zkp_client *c = dial();
+	Zkpd__V1__Envelope *in = simple_call(c, ZKPD__V1__REQUEST__CALL_STATUS);
+	assert_int_equal(in->body_case, ZKPD__V1__ENVELOPE__BODY_RESPONSE);
+	uint64_t rss = in->response->status->memory->rss_bytes;
+	zkp_wire_free(in);
+	zkp_client_close(c);
+	return rss;
+}
+
+/* A client that sends calls and does not read the answers: the daemon
+ * stops reading from it once server.conn_buffer_bytes (64 KiB here) of
+ * answers wait, instead of queueing all of them; when the client reads
+ * again every answer arrives, in order. */
+static void test_backpressure(void **state)
+{
+	(void)state;
+	enum { N = 5000 };
+	zkp_error err = { 0 };
+	uint64_t before = daemon_rss();
+	zkp_client *c = dial();
+	Zkpd__V1__Request req = ZKPD__V1__REQUEST__INIT;
+	Zkpd__V1__StatusRequest st = ZKPD__V1__STATUS_REQUEST__INIT;
+	req.call_case = ZKPD__V1__REQUEST__CALL_STATUS;
+	req.status = &st;
+	/* All frames in one write: the kernel charges every small write a
+	 * whole buffer, so thousands of separate sends would fill the socket
+	 * (and block this test) long before the daemon pauses. */
+	uint8_t *all = NULL;
+	size_t all_len = 0;
+	for (uint64_t i = 1; i <= N; i++) {
+		Zkpd__V1__Envelope env = ZKPD__V1__ENVELOPE__INIT;
+		uint8_t *frame;
+		size_t len;
+		env.call_id = i;
+		env.body_case = ZKPD__V1__ENVELOPE__BODY_REQUEST;
+		env.request = &req;
+		assert_int_equal(zkp_wire_pack(&env, &frame, &len), 0);
+		all = realloc(all, all_len + len);
+		assert_non_null(all);
+		memcpy(all + all_len, frame, len);
+		all_len += len;
+		free(frame);
+	}
+	assert_int_equal(zkp_client_send_raw(c, all, all_len, &err), 0);
+	free(all);
+	/* Unbounded, N Status answers (over 1 KiB each) would sit in the
+	 * daemon: several MiB. Paused, it holds about 64 KiB. */
+	usleep(500 * 1000);
+	uint64_t during = daemon_rss();
+	assert_serving();
+	for (uint64_t i = 1; i <= N; i++) {
+		Zkpd__V1__Envelope *in = recv_one(c);
+		assert_int_equal(in->call_id, i);
+		assert_int_equal(in->body_case, ZKPD__V1__ENVELOPE__BODY_RESPONSE);
+		assert_int_equal(in->response->call_case, ZKPD__V1__RESPONSE__CALL_STATUS);
+		if (i == 1) {
+			size_t len = zkpd__v1__envelope__get_packed_size(in);
+			fprintf(stderr, "one Status answer: %zu bytes; RSS before %.1f MiB, "
+				"with %d unread calls %.1f MiB\n", len, before / 1048576.0, N,
+				during / 1048576.0);
+			assert_true(len * N > (size_t)4 << 20);
+		}
+		zkp_wire_free(in);
+	}
+	assert_true(during < before + ((uint64_t)3 << 20));
+	zkp_client_close(c);
+}
+
+/* server.idle_timeout (3 s here): a connection with no frame and no open
+ * call is closed; one waiting for a job is not. */
+static void test_idle_timeout(void **state)
+{
+	(void)state;
+	zkp_client *idle = dial();
+	sleep(5);
+	expect_closed(idle);
+	zkp_client_close(idle);
+	assert_serving();
+}
+
+/* server.max_connections (64 here): the connection over the limit gets an
+ * ERR_LIMIT error and is closed; the others are served. */
+static void test_max_connections(void **state)
+{
+	(void)state;
+	enum { N = MAX_CONNECTIONS + 6 };
+	zkp_client *c[N];
+	int served = 0, refused = 0;
+	for (int i = 0; i < N; i++)
+		c[i] = dial();
+	for (int i = 0; i < N; i++) {
+		Zkpd__V1__Request req = ZKPD__V1__REQUEST__INIT;
+		Zkpd__V1__HealthRequest hr = ZKPD__V1__HEALTH_REQUEST__INIT;
+		Zkpd__V1__Envelope env = ZKPD__V1__ENVELOPE__INIT, *in = NULL;
+		zkp_error err = { 0 };
+		req.call_case = ZKPD__V1__REQUEST__CALL_HEALTH;
+		req.health = &hr;
+		env.call_id = 1;
+		env.body_case = ZKPD__V1__ENVELOPE__BODY_REQUEST;
+		env.request = &req;
+		zkp_client_send(c[i], &env, &err); /* may fail: already closed */
+		if (zkp_client_recv(c[i], &in, 30000, &err))
+			continue;
+		if (in->body_case == ZKPD__V1__ENVELOPE__BODY_ERROR &&
+		    !strcmp(in->error->code, "ERR_LIMIT"))
+			refused++;
+		else if (in->body_case == ZKPD__V1__ENVELOPE__BODY_RESPONSE)
+			served++;
+		zkp_wire_free(in);
+	}
+	for (int i = 0; i < N; i++)
+		zkp_client_close(c[i]);
+	if (served > MAX_CONNECTIONS || refused < N - MAX_CONNECTIONS)
+		fail_msg("%d served, %d refused of %d connections (limit %d)", served, refused,
+			 N, MAX_CONNECTIONS);
+	assert_serving();
+}
+
 static void test_sigterm_drain(void **state)
 {
 	(void)state;
@@ -926,6 +1050,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_bad_frames),
 		cmocka_unit_test(test_client_gone_mid_job),
 		cmocka_unit_test(test_await_timeout_and_metrics),
+		cmocka_unit_test(test_backpressure),
+		cmocka_unit_test(test_idle_timeout),
+		cmocka_unit_test(test_max_connections),
 		cmocka_unit_test(test_sigterm_drain),
 	};
 	return cmocka_run_group_tests(tests, start_daemon, stop_daemon);
