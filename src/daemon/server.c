@@ -6,6 +6,7 @@
  * every connection and an idle connection costs no read buffer at all.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -70,7 +71,9 @@ struct zkp_server {
 	uv_signal_t sigterm, sigint;
 	zkp_engine *engine;
 	zkp_session_ctx ctx;
-	zkp_server_stats stats;
+	zkp_server_stats stats; /* loop thread */
+	pthread_mutex_t shared_lock;
+	zkp_server_stats shared; /* copy for other threads, refreshed by the tick */
 	listener listeners[ZKP_CONFIG_MAX_LISTEN];
 	size_t n_listeners;
 	conn *conns;
@@ -483,6 +486,9 @@ static void on_tick(uv_timer_t *t)
 {
 	zkp_server *s = t->data;
 	double now = zkp_session_now();
+	pthread_mutex_lock(&s->shared_lock);
+	s->shared = s->stats;
+	pthread_mutex_unlock(&s->shared_lock);
 	for (conn *c = s->conns, *next; c; c = next) {
 		next = c->next;
 		zkp_session_tick(c->session, now);
@@ -572,8 +578,10 @@ int zkp_server_new(zkp_server **ret, const zkp_config *cfg, zkp_error *err)
 	if (!s)
 		return zkp_error_set(err, ZKP_ERR_NOMEM, "no memory for the server");
 	s->cfg = cfg;
+	pthread_mutex_init(&s->shared_lock, NULL);
 	s->read_buf = malloc(READ_BUF_BYTES);
 	if (!s->read_buf || uv_loop_init(&s->loop)) {
+		pthread_mutex_destroy(&s->shared_lock);
 		free(s->read_buf);
 		free(s);
 		return zkp_error_set(err, ZKP_ERR_NOMEM, "cannot set up the event loop");
@@ -586,6 +594,7 @@ int zkp_server_new(zkp_server **ret, const zkp_config *cfg, zkp_error *err)
 	uv_signal_init(&s->loop, &s->sigint);
 	s->tick.data = s->grace.data = s->sigterm.data = s->sigint.data = s;
 	s->stats.accepting = true;
+	s->shared = s->stats;
 	s->ctx.cfg = cfg;
 	s->ctx.stats = &s->stats;
 	s->ctx.start = zkp_session_now();
@@ -617,6 +626,7 @@ fail:
 	uv_close((uv_handle_t *)&s->sigint, NULL);
 	uv_run(&s->loop, UV_RUN_DEFAULT);
 	uv_loop_close(&s->loop);
+	pthread_mutex_destroy(&s->shared_lock);
 	free(s->read_buf);
 	free(s);
 	return rc;
@@ -644,6 +654,19 @@ void zkp_server_free(zkp_server *s)
 	}
 	if (uv_loop_close(&s->loop))
 		zkp_log(ZKP_LOG_WARN, "event loop closed with handles open");
+	pthread_mutex_destroy(&s->shared_lock);
 	free(s->read_buf);
 	free(s);
+}
+
+zkp_engine *zkp_server_engine(zkp_server *s)
+{
+	return s->engine;
+}
+
+void zkp_server_stats_get(zkp_server *s, zkp_server_stats *ret)
+{
+	pthread_mutex_lock(&s->shared_lock);
+	*ret = s->shared;
+	pthread_mutex_unlock(&s->shared_lock);
 }

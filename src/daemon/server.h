@@ -25,6 +25,7 @@
 
 #include "zkpd/config.h"
 #include "zkpd/error.h"
+#include "session.h"
 
 typedef struct zkp_server zkp_server;
 
@@ -37,5 +38,13 @@ int zkp_server_new(zkp_server **ret, const zkp_config *cfg, zkp_error *err);
 int zkp_server_run(zkp_server *s);
 /* Frees what run left; NULL is a no-op. */
 void zkp_server_free(zkp_server *s);
+
+/* The server's engine (thread-safe API, engine.h), for other front ends
+ * such as the HTTP endpoint. Valid from zkp_server_new until run returns. */
+struct zkp_engine *zkp_server_engine(zkp_server *s);
+
+/* A copy of the server's figures (session.h) taken by the loop at most
+ * 100 ms ago. Any thread. */
+void zkp_server_stats_get(zkp_server *s, zkp_server_stats *ret);
 
 #endif
