@@ -1,0 +1,55 @@
+/*
+ * The kernel launchers of cuda/ntt.cu and cuda/msm.cu, private to cuda/.
+ * They enqueue work on the given stream and return the first CUDA error
+ * (cudaSuccess otherwise); the shim turns errors into zkpd errors and owns
+ * every allocation, so launchers take device pointers and workspaces.
+ * The caller has already made the stream's device current.
+ */
+#ifndef ZKPD_CUDA_KERNELS_CUH
+#define ZKPD_CUDA_KERNELS_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime.h>
+
+#include "ec.cuh"
+#include "ff.cuh"
+
+/* ---- NTT ---- */
+
+/* A domain's tables in device memory (ntt.h: tw holds n/2 powers of omega,
+ * the coset tables 2^split and 2^(log_n - split) entries, n^-1 folded into
+ * ci_hi). */
+struct ntt_dev_domain {
+	unsigned log_n, split;
+	size_t n;
+	dfr n_inv;
+	const dfr *tw, *cs_lo, *cs_hi, *ci_lo, *ci_hi;
+};
+
+/* x (n elements) in place, as zkp_ntt does: coset scaling before a forward
+ * transform, DIF for natural input, DIT for bit-reversed input to natural
+ * output, a permutation pass when both orders are equal, and the inverse
+ * scaling (n^-1, or the coset tables) after an inverse one. One launch per
+ * radix-2 stage. */
+cudaError_t ntt_run(dfr *x, const ntt_dev_domain *d, bool inverse, bool coset,
+		    bool in_bitrev, bool out_bitrev, cudaStream_t stream);
+
+/* a[i] = (a[i] b[i] - c[i]) zinv for i < n. */
+cudaError_t ntt_h_pointwise(dfr *a, const dfr *b, const dfr *c, const dfr *zinv, size_t n,
+			    cudaStream_t stream);
+
+/* ---- G1 MSM ---- */
+
+/* Device workspace bytes for n scalars with window c. */
+size_t msm_g1_ws_size(size_t n, unsigned c);
+
+/* Pippenger over n (< 2^31) scalars (Montgomery Fr) and bases, window c:
+ * writes the K = msm_windows(c) window sums to win_host (host memory, K
+ * entries, XYZZ) and waits for them. ws holds msm_g1_ws_size(n, c) bytes,
+ * 256-byte aligned. */
+cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, const dfr *scalars, size_t n,
+		       unsigned c, void *ws, cudaStream_t stream);
+
+#endif

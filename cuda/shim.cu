@@ -1,0 +1,535 @@
+/*
+ * The CUDA backend: the backend ops table over device memory, one stream
+ * per backend. This file is the only place CUDA errors become zkpd errors
+ * (CUDA_TRY below); the launchers of ntt.cu and msm.cu return cudaError_t.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "zkpd/backend.h"
+#include "zkpd/backend_cuda.h"
+#include "zkpd/ec.h"
+#include "zkpd/error.h"
+#include "zkpd/log.h"
+#include "zkpd/mem.h"
+#include "zkpd/msm.h"
+#include "zkpd/ntt.h"
+}
+
+#include "kernels.cuh"
+#include "msm.cuh"
+
+static_assert(sizeof(dfr) == sizeof(zkp_fr), "Fr layout");
+static_assert(sizeof(dfp) == sizeof(zkp_fp), "Fp layout");
+static_assert(sizeof(g1_affine) == sizeof(zkp_g1_affine), "G1 affine layout");
+static_assert(sizeof(g1_xyzz) == sizeof(zkp_g1_xyzz), "G1 XYZZ layout");
+
+/* Device copies of NTT domains, keyed by (n, omega, shift), which fix every
+ * table. Entries are dropped only after a stream sync. */
+#define DOMAIN_SLOTS 4
+
+struct dev_domain {
+	bool used;
+	size_t n, bytes;
+	zkp_fr omega, shift;
+	void *mem;
+	ntt_dev_domain dev;
+};
+
+struct cuda_backend {
+	zkp_backend base; /* first: the table's callers hold &base */
+	int device;
+	cudaStream_t stream;
+	zkp_pool *host_pool;
+	pthread_mutex_t lock; /* domains, next_slot, last */
+	dev_domain domains[DOMAIN_SLOTS];
+	unsigned next_slot;
+	zkp_error last;
+};
+
+static cuda_backend *cuda_of(zkp_backend *be)
+{
+	return (cuda_backend *)be;
+}
+
+/* Records and logs a CUDA failure; returns ZKP_ERR_DEVICE. */
+static int cuda_fail(cuda_backend *cb, cudaError_t e, const char *call, int line)
+{
+	char msg[sizeof(cb->last.msg)];
+	snprintf(msg, sizeof(msg), "cuda device %d: %s: %s (%s, shim.cu:%d)", cb->device, call,
+		 cudaGetErrorString(e), cudaGetErrorName(e), line);
+	zkp_log(ZKP_LOG_ERROR, "%s", msg);
+	pthread_mutex_lock(&cb->lock);
+	zkp_error_set(&cb->last, ZKP_ERR_DEVICE, "%s", msg);
+	pthread_mutex_unlock(&cb->lock);
+	return ZKP_ERR_DEVICE;
+}
+
+/* Every CUDA call of the shim goes through this: on failure it sets `err`
+ * and jumps to the function's single exit, `out`. */
+#define CUDA_TRY(cb, call)                                                     \
+	do {                                                                   \
+		cudaError_t e_ = (call);                                       \
+		if (e_ != cudaSuccess) {                                       \
+			err = cuda_fail((cb), e_, #call, __LINE__);            \
+			goto out;                                              \
+		}                                                              \
+	} while (0)
+
+static bool range_ok(const zkp_dbuf *buf, size_t off, size_t bytes)
+{
+	return off <= buf->bytes && bytes <= buf->bytes - off;
+}
+
+/* Device memory counted in the tracker; 0 bytes allocate nothing. */
+static int dev_alloc(cuda_backend *cb, void **ret, size_t bytes)
+{
+	int err = 0;
+	*ret = NULL;
+	if (!bytes)
+		return 0;
+	CUDA_TRY(cb, cudaMalloc(ret, bytes));
+	zkp_mem_add(ZKP_MEM_DEVICE, bytes);
+out:
+	if (err)
+		*ret = NULL;
+	return err;
+}
+
+/* Waits for queued work first: the memory may still be in use by it. */
+static void dev_free(cuda_backend *cb, void *p, size_t bytes)
+{
+	if (!p)
+		return;
+	cudaError_t e = cudaStreamSynchronize(cb->stream);
+	if (e != cudaSuccess)
+		cuda_fail(cb, e, "cudaStreamSynchronize(cb->stream)", __LINE__);
+	e = cudaFree(p);
+	if (e != cudaSuccess)
+		cuda_fail(cb, e, "cudaFree(p)", __LINE__);
+	zkp_mem_sub(ZKP_MEM_DEVICE, bytes);
+}
+
+static int set_device(cuda_backend *cb)
+{
+	int err = 0;
+	CUDA_TRY(cb, cudaSetDevice(cb->device));
+out:
+	return err;
+}
+
+static void drop_domain(cuda_backend *cb, dev_domain *d)
+{
+	if (d->used)
+		dev_free(cb, d->mem, d->bytes);
+	memset(d, 0, sizeof(*d));
+}
+
+static void cuda_destroy(zkp_backend *be)
+{
+	cuda_backend *cb = cuda_of(be);
+	if (set_device(cb) == 0) {
+		cudaStreamSynchronize(cb->stream);
+		for (unsigned i = 0; i < DOMAIN_SLOTS; i++)
+			drop_domain(cb, &cb->domains[i]);
+		cudaStreamDestroy(cb->stream);
+	}
+	pthread_mutex_destroy(&cb->lock);
+	free(cb);
+}
+
+static int cuda_alloc(zkp_backend *be, zkp_dbuf *ret, size_t bytes)
+{
+	cuda_backend *cb = cuda_of(be);
+	memset(ret, 0, sizeof(*ret));
+	int err = set_device(cb);
+	if (!err)
+		err = dev_alloc(cb, &ret->ptr, bytes);
+	if (err)
+		return err;
+	ret->bytes = bytes;
+	ret->owned = true;
+	return 0;
+}
+
+static void cuda_release(zkp_backend *be, zkp_dbuf *buf)
+{
+	cuda_backend *cb = cuda_of(be);
+	if (buf->owned && buf->ptr && set_device(cb) == 0)
+		dev_free(cb, buf->ptr, buf->bytes);
+	memset(buf, 0, sizeof(*buf));
+}
+
+static int cuda_upload(zkp_backend *be, zkp_dbuf *dst, size_t off, const void *src, size_t bytes)
+{
+	cuda_backend *cb = cuda_of(be);
+	if (!dst->owned || !range_ok(dst, off, bytes) || (!src && bytes))
+		return ZKP_ERR_INVAL;
+	if (!bytes)
+		return 0;
+	int err = set_device(cb);
+	if (err)
+		return err;
+	CUDA_TRY(cb, cudaMemcpyAsync((char *)dst->ptr + off, src, bytes, cudaMemcpyHostToDevice,
+				     cb->stream));
+	CUDA_TRY(cb, cudaStreamSynchronize(cb->stream));
+out:
+	return err;
+}
+
+static int cuda_import_host(zkp_backend *be, zkp_dbuf *ret, const void *host, size_t bytes)
+{
+	if (!host && bytes)
+		return ZKP_ERR_INVAL;
+	int err = cuda_alloc(be, ret, bytes);
+	if (!err)
+		err = cuda_upload(be, ret, 0, host, bytes);
+	if (err)
+		cuda_release(be, ret);
+	return err;
+}
+
+static int cuda_download(zkp_backend *be, void *dst, const zkp_dbuf *src, size_t off, size_t bytes)
+{
+	cuda_backend *cb = cuda_of(be);
+	if (!range_ok(src, off, bytes) || (!dst && bytes))
+		return ZKP_ERR_INVAL;
+	if (!bytes)
+		return 0;
+	int err = set_device(cb);
+	if (err)
+		return err;
+	CUDA_TRY(cb, cudaMemcpyAsync(dst, (const char *)src->ptr + off, bytes,
+				     cudaMemcpyDeviceToHost, cb->stream));
+	CUDA_TRY(cb, cudaStreamSynchronize(cb->stream));
+out:
+	return err;
+}
+
+/* ---- NTT ---- */
+
+static int upload_table(cuda_backend *cb, char **cursor, const dfr **ret, const zkp_fr *src,
+			size_t count)
+{
+	int err = 0;
+	*ret = (const dfr *)*cursor;
+	CUDA_TRY(cb, cudaMemcpyAsync(*cursor, src, count * sizeof(zkp_fr), cudaMemcpyHostToDevice,
+				     cb->stream));
+	*cursor += count * sizeof(zkp_fr);
+out:
+	return err;
+}
+
+/* The device copy of d's tables, uploaded on first use. Called with the
+ * lock held. */
+static int get_domain(cuda_backend *cb, const ntt_dev_domain **ret, const zkp_ntt_domain *d)
+{
+	for (unsigned i = 0; i < DOMAIN_SLOTS; i++) {
+		dev_domain *e = &cb->domains[i];
+		if (e->used && e->n == d->n && zkp_fr_eq(&e->omega, &d->omega) &&
+		    zkp_fr_eq(&e->shift, &d->shift)) {
+			*ret = &e->dev;
+			return 0;
+		}
+	}
+	dev_domain *e = &cb->domains[cb->next_slot];
+	cb->next_slot = (cb->next_slot + 1) % DOMAIN_SLOTS;
+	drop_domain(cb, e);
+
+	size_t lo = (size_t)1 << d->split, hi = d->n >> d->split;
+	size_t bytes = (d->n / 2 + 2 * (lo + hi)) * sizeof(zkp_fr);
+	int err = dev_alloc(cb, &e->mem, bytes);
+	if (err)
+		return err;
+	e->used = true;
+	e->bytes = bytes;
+	char *cur = (char *)e->mem;
+	ntt_dev_domain *dv = &e->dev;
+	dv->log_n = d->log_n;
+	dv->split = d->split;
+	dv->n = d->n;
+	memcpy(&dv->n_inv, &d->n_inv, sizeof(zkp_fr));
+	if ((err = upload_table(cb, &cur, &dv->tw, d->tw, d->n / 2)) ||
+	    (err = upload_table(cb, &cur, &dv->cs_lo, d->cs_lo, lo)) ||
+	    (err = upload_table(cb, &cur, &dv->cs_hi, d->cs_hi, hi)) ||
+	    (err = upload_table(cb, &cur, &dv->ci_lo, d->ci_lo, lo)) ||
+	    (err = upload_table(cb, &cur, &dv->ci_hi, d->ci_hi, hi))) {
+		drop_domain(cb, e);
+		return err;
+	}
+	e->n = d->n;
+	e->omega = d->omega;
+	e->shift = d->shift;
+	*ret = dv;
+	return 0;
+}
+
+static int cuda_ntt(zkp_backend *be, zkp_dbuf *data, const zkp_ntt_domain *d,
+		    const zkp_ntt_opts *opts)
+{
+	cuda_backend *cb = cuda_of(be);
+	if (!data->owned || data->bytes / sizeof(zkp_fr) < d->n)
+		return ZKP_ERR_INVAL;
+	int err = set_device(cb);
+	if (err)
+		return err;
+	const ntt_dev_domain *dv;
+	pthread_mutex_lock(&cb->lock);
+	err = get_domain(cb, &dv, d);
+	if (err)
+		goto out;
+	CUDA_TRY(cb, ntt_run((dfr *)data->ptr, dv, opts->inverse, opts->coset,
+			     opts->in_order == ZKP_NTT_BITREV, opts->out_order == ZKP_NTT_BITREV,
+			     cb->stream));
+out:
+	pthread_mutex_unlock(&cb->lock);
+	return err;
+}
+
+/* ---- MSM ---- */
+
+static size_t popcount_prefix(const uint64_t *density, size_t n)
+{
+	size_t m = 0;
+	for (size_t w = 0; w < n / 64; w++)
+		m += (size_t)__builtin_popcountll(density[w]);
+	if (n % 64)
+		m += (size_t)__builtin_popcountll(density[n / 64] &
+						  ((UINT64_C(1) << (n % 64)) - 1));
+	return m;
+}
+
+static int msm_sizes_ok(const zkp_dbuf *bases, size_t base_size, const zkp_dbuf *scalars,
+			const uint64_t *density, size_t n)
+{
+	if (scalars->bytes / sizeof(zkp_fr) < n)
+		return ZKP_ERR_INVAL;
+	size_t need = density ? popcount_prefix(density, n) : n;
+	return bases->bytes / base_size < need ? ZKP_ERR_INVAL : 0;
+}
+
+static void *host_alloc(size_t bytes)
+{
+	size_t rounded = (bytes + 63) & ~(size_t)63;
+	return aligned_alloc(64, rounded ? rounded : 64);
+}
+
+static int cuda_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
+		       const zkp_dbuf *scalars, const uint64_t *density, size_t n,
+		       const zkp_msm_opts *opts)
+{
+	cuda_backend *cb = cuda_of(be);
+	zkp_g1_set_infinity(ret);
+	int err = msm_sizes_ok(bases, sizeof(zkp_g1_affine), scalars, density, n);
+	if (err)
+		return err;
+	if (n >= ((size_t)1 << 31))
+		return ZKP_ERR_INVAL;
+	if ((err = set_device(cb)))
+		return err;
+
+	zkp_fr *host = NULL;
+	void *compact = NULL, *ws = NULL;
+	size_t m = n, ws_bytes = 0;
+	const dfr *sc = (const dfr *)scalars->ptr;
+	g1_xyzz win[64];
+	unsigned c = 0;
+
+	if (density) {
+		m = popcount_prefix(density, n);
+		host = (zkp_fr *)host_alloc(n * sizeof(zkp_fr));
+		if (!host) {
+			err = ZKP_ERR_NOMEM;
+			goto out;
+		}
+		if ((err = cuda_download(be, host, scalars, 0, n * sizeof(zkp_fr))))
+			goto out;
+		size_t j = 0;
+		for (size_t i = 0; i < n; i++)
+			if ((density[i / 64] >> (i % 64)) & 1)
+				host[j++] = host[i];
+		if ((err = dev_alloc(cb, &compact, m * sizeof(zkp_fr))))
+			goto out;
+		if (m) {
+			CUDA_TRY(cb, cudaMemcpyAsync(compact, host, m * sizeof(zkp_fr),
+						     cudaMemcpyHostToDevice, cb->stream));
+			CUDA_TRY(cb, cudaStreamSynchronize(cb->stream));
+		}
+		sc = (const dfr *)compact;
+	}
+	if (m == 0)
+		goto out;
+
+	c = opts && opts->window ? opts->window : msm_window(m);
+	c = c < 4 ? 4 : c > MSM_MAX_WINDOW ? MSM_MAX_WINDOW : c;
+	ws_bytes = msm_g1_ws_size(m, c);
+	if ((err = dev_alloc(cb, &ws, ws_bytes)))
+		goto out;
+	CUDA_TRY(cb, msm_g1_run(win, (const g1_affine *)bases->ptr, sc, m, c, ws, cb->stream));
+
+	/* Horner over the windows: ret = sum_w 2^(wc) W_w. */
+	for (unsigned w = msm_windows(c); w-- > 0;) {
+		for (unsigned i = 0; i < c; i++)
+			zkp_g1_dbl(ret, ret);
+		zkp_g1 t;
+		zkp_g1_from_xyzz(&t, (const zkp_g1_xyzz *)&win[w]);
+		zkp_g1_add(ret, ret, &t);
+	}
+out:
+	dev_free(cb, ws, ws_bytes);
+	dev_free(cb, compact, m * sizeof(zkp_fr));
+	free(host);
+	if (err)
+		zkp_g1_set_infinity(ret);
+	return err;
+}
+
+static int cuda_msm_g2(zkp_backend *be, zkp_g2 *ret, const zkp_dbuf *bases,
+		       const zkp_dbuf *scalars, const uint64_t *density, size_t n,
+		       const zkp_msm_opts *opts)
+{
+	cuda_backend *cb = cuda_of(be);
+	zkp_g2_set_infinity(ret);
+	int err = msm_sizes_ok(bases, sizeof(zkp_g2_affine), scalars, density, n);
+	if (err)
+		return err;
+	size_t nb = density ? popcount_prefix(density, n) : n;
+	size_t scratch_size = zkp_msm_g2_scratch_size(n, zkp_pool_threads(cb->host_pool), opts);
+	zkp_g2_affine *hb = (zkp_g2_affine *)host_alloc(nb * sizeof(zkp_g2_affine));
+	zkp_fr *hs = (zkp_fr *)host_alloc(n * sizeof(zkp_fr));
+	void *scratch = host_alloc(scratch_size);
+	if (!hb || !hs || !scratch) {
+		err = ZKP_ERR_NOMEM;
+		goto out;
+	}
+	if ((err = cuda_download(be, hb, bases, 0, nb * sizeof(zkp_g2_affine))) ||
+	    (err = cuda_download(be, hs, scalars, 0, n * sizeof(zkp_fr))))
+		goto out;
+	if (density)
+		zkp_msm_g2_density(ret, hb, hs, density, n, opts, scratch, scratch_size,
+				   cb->host_pool);
+	else
+		zkp_msm_g2(ret, hb, hs, n, opts, scratch, scratch_size, cb->host_pool);
+out:
+	free(hb);
+	free(hs);
+	free(scratch);
+	return err;
+}
+
+static int cuda_sync(zkp_backend *be)
+{
+	cuda_backend *cb = cuda_of(be);
+	int err = set_device(cb);
+	if (err)
+		return err;
+	CUDA_TRY(cb, cudaStreamSynchronize(cb->stream));
+out:
+	return err;
+}
+
+static const zkp_backend_ops cuda_ops = {
+	"cuda",
+	cuda_destroy,
+	cuda_alloc,
+	cuda_import_host,
+	cuda_release,
+	cuda_upload,
+	cuda_download,
+	cuda_ntt,
+	cuda_msm_g1,
+	cuda_msm_g2,
+	cuda_sync,
+};
+
+/* ---- public entry points ---- */
+
+extern "C" int zkp_backend_cuda_count(int *n)
+{
+	*n = 0;
+	int count = 0;
+	cudaError_t e = cudaGetDeviceCount(&count);
+	if (e == cudaSuccess) {
+		*n = count;
+		return 0;
+	}
+	cudaGetLastError(); /* clear it: no device is not a sticky failure */
+	if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
+	    e == cudaErrorStubLibrary || e == cudaErrorSystemDriverMismatch ||
+	    e == cudaErrorCompatNotSupportedOnDevice)
+		return 0;
+	zkp_log(ZKP_LOG_ERROR, "cuda: cudaGetDeviceCount: %s", cudaGetErrorString(e));
+	return ZKP_ERR_DEVICE;
+}
+
+extern "C" int zkp_backend_cuda_new(zkp_backend **ret, int device, zkp_error *err)
+{
+	*ret = NULL;
+	int count = 0;
+	int rc = zkp_backend_cuda_count(&count);
+	if (rc)
+		return zkp_error_set(err, rc, "cuda: cannot count devices");
+	if (device < 0 || device >= count)
+		return zkp_error_set(err, ZKP_ERR_INVAL, "cuda: no device %d (%d present)", device,
+				     count);
+	cuda_backend *cb = (cuda_backend *)calloc(1, sizeof(*cb));
+	if (!cb)
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "cuda: out of memory");
+	cudaError_t e = cudaSetDevice(device);
+	if (e == cudaSuccess)
+		e = cudaStreamCreateWithFlags(&cb->stream, cudaStreamNonBlocking);
+	if (e != cudaSuccess) {
+		free(cb);
+		return zkp_error_set(err, ZKP_ERR_DEVICE, "cuda device %d: %s", device,
+				     cudaGetErrorString(e));
+	}
+	pthread_mutex_init(&cb->lock, NULL);
+	cb->base.ops = &cuda_ops;
+	cb->base.host_visible = false;
+	cb->device = device;
+	*ret = &cb->base;
+	return 0;
+}
+
+extern "C" void zkp_backend_cuda_set_host_pool(zkp_backend *be, zkp_pool *pool)
+{
+	if (be && be->ops == &cuda_ops)
+		cuda_of(be)->host_pool = pool;
+}
+
+extern "C" void zkp_backend_cuda_last_error(zkp_backend *be, zkp_error *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	if (!be || be->ops != &cuda_ops)
+		return;
+	cuda_backend *cb = cuda_of(be);
+	pthread_mutex_lock(&cb->lock);
+	*ret = cb->last;
+	pthread_mutex_unlock(&cb->lock);
+}
+
+extern "C" int zkp_backend_cuda_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b,
+					    const zkp_dbuf *c, const zkp_fr *zinv, size_t n)
+{
+	if (!be || be->ops != &cuda_ops)
+		return ZKP_ERR_INVAL;
+	size_t bytes = n * sizeof(zkp_fr);
+	if (!a->owned || a->bytes < bytes || b->bytes < bytes || c->bytes < bytes)
+		return ZKP_ERR_INVAL;
+	cuda_backend *cb = cuda_of(be);
+	int err = set_device(cb);
+	if (err)
+		return err;
+	dfr z;
+	memcpy(&z, zinv, sizeof(z));
+	CUDA_TRY(cb, ntt_h_pointwise((dfr *)a->ptr, (const dfr *)b->ptr, (const dfr *)c->ptr, &z, n,
+				     cb->stream));
+out:
+	return err;
+}
