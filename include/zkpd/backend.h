@@ -74,6 +74,17 @@ struct zkp_backend {
  * pool must outlive the backend. Errors: ZKP_ERR_NOMEM. */
 int zkp_backend_cpu_new(zkp_backend **ret, zkp_pool *pool);
 
+/*
+ * A fault-injecting wrapper for tests: delegates every call to inner
+ * (which it does not own and which must outlive it), except that every
+ * `every`-th NTT or G1 MSM, counted across all threads, fails with
+ * ZKP_ERR_DEVICE as a GPU fault would. Errors: ZKP_ERR_INVAL (inner NULL
+ * or every 0), ZKP_ERR_NOMEM.
+ */
+int zkp_backend_faulty_new(zkp_backend **ret, zkp_backend *inner, unsigned every);
+/* Faults injected so far by a backend from zkp_backend_faulty_new. */
+unsigned long zkp_backend_faulty_injected(zkp_backend *be);
+
 /* Calls through the table, so callers read like ordinary functions. */
 static inline void zkp_backend_free(zkp_backend *be)
 {

@@ -108,6 +108,7 @@ struct job {
 struct device {
 	char name[32];
 	zkp_backend *be;
+	zkp_backend *inner; /* under be when faults are injected, else NULL */
 	pthread_mutex_t lock; /* held for NTT and MSM kernel time */
 };
 

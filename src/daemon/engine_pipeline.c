@@ -426,6 +426,25 @@ int pipelines_init(struct zkp_engine *e, zkp_error *err)
 	rc = zkp_backend_cpu_new(&e->dev.be, e->pool);
 	if (rc)
 		return zkp_error_set(err, rc, "cannot create the CPU backend");
+	/* Fault tests: every Nth NTT or MSM fails as a device fault would. */
+	const char *every = getenv("ZKPD_INJECT_DEVICE_FAULT_EVERY");
+	if (every && *every) {
+		char *end;
+		unsigned long n = strtoul(every, &end, 10);
+		if (*end || n == 0 || n > 1000000)
+			return zkp_error_set(err, ZKP_ERR_CONFIG,
+					     "ZKPD_INJECT_DEVICE_FAULT_EVERY=%s: expected 1..1000000",
+					     every);
+		e->dev.inner = e->dev.be;
+		rc = zkp_backend_faulty_new(&e->dev.be, e->dev.inner, (unsigned)n);
+		if (rc) {
+			e->dev.be = e->dev.inner;
+			e->dev.inner = NULL;
+			return zkp_error_set(err, rc, "cannot create the fault-injecting backend");
+		}
+		zkp_log(ZKP_LOG_WARN, "injecting a device fault into every %lu-th NTT or MSM "
+				      "(ZKPD_INJECT_DEVICE_FAULT_EVERY): for fault tests only", n);
+	}
 	pthread_mutex_init(&e->dev.lock, NULL);
 	e->dev_lock_init = true;
 
@@ -500,4 +519,6 @@ void pipelines_release(struct zkp_engine *e)
 	e->dev_lock_init = false;
 	zkp_backend_free(e->dev.be);
 	e->dev.be = NULL;
+	zkp_backend_free(e->dev.inner);
+	e->dev.inner = NULL;
 }

@@ -1,0 +1,131 @@
+/*
+ * A backend that injects device faults: every call is passed to the inner
+ * backend, except that every Nth NTT or MSM (counted together, atomically,
+ * across threads) fails with ZKP_ERR_DEVICE as a GPU fault would. Fault
+ * tests use it to show that a job with a device failure fails alone and
+ * the daemon goes on.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "zkpd/backend.h"
+#include "zkpd/error.h"
+
+struct faulty_backend {
+	zkp_backend base; /* first: the ops receive this pointer */
+	zkp_backend *inner;
+	unsigned every;
+	atomic_ulong calls;
+	atomic_ulong injected;
+};
+
+static struct faulty_backend *faulty_of(zkp_backend *be)
+{
+	return (struct faulty_backend *)be;
+}
+
+static bool fault_now(zkp_backend *be)
+{
+	struct faulty_backend *f = faulty_of(be);
+	unsigned long n = atomic_fetch_add(&f->calls, 1) + 1;
+	if (n % f->every)
+		return false;
+	atomic_fetch_add(&f->injected, 1);
+	return true;
+}
+
+static void f_destroy(zkp_backend *be)
+{
+	free(faulty_of(be));
+}
+
+static int f_alloc(zkp_backend *be, zkp_dbuf *ret, size_t bytes)
+{
+	return zkp_backend_alloc(faulty_of(be)->inner, ret, bytes);
+}
+
+static int f_import_host(zkp_backend *be, zkp_dbuf *ret, const void *host, size_t bytes)
+{
+	return zkp_backend_import_host(faulty_of(be)->inner, ret, host, bytes);
+}
+
+static void f_release(zkp_backend *be, zkp_dbuf *buf)
+{
+	zkp_backend_release(faulty_of(be)->inner, buf);
+}
+
+static int f_upload(zkp_backend *be, zkp_dbuf *dst, size_t off, const void *src, size_t bytes)
+{
+	return zkp_backend_upload(faulty_of(be)->inner, dst, off, src, bytes);
+}
+
+static int f_download(zkp_backend *be, void *dst, const zkp_dbuf *src, size_t off,
+		      size_t bytes)
+{
+	return zkp_backend_download(faulty_of(be)->inner, dst, src, off, bytes);
+}
+
+static int f_ntt(zkp_backend *be, zkp_dbuf *data, const zkp_ntt_domain *d,
+		 const zkp_ntt_opts *opts)
+{
+	if (fault_now(be))
+		return ZKP_ERR_DEVICE;
+	return zkp_backend_ntt(faulty_of(be)->inner, data, d, opts);
+}
+
+static int f_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
+		    const zkp_dbuf *scalars, const uint64_t *density, size_t n,
+		    const zkp_msm_opts *opts)
+{
+	if (fault_now(be))
+		return ZKP_ERR_DEVICE;
+	return zkp_backend_msm_g1(faulty_of(be)->inner, ret, bases, scalars, density, n, opts);
+}
+
+static int f_msm_g2(zkp_backend *be, zkp_g2 *ret, const zkp_dbuf *bases,
+		    const zkp_dbuf *scalars, const uint64_t *density, size_t n,
+		    const zkp_msm_opts *opts)
+{
+	return faulty_of(be)->inner->ops->msm_g2(faulty_of(be)->inner, ret, bases, scalars,
+						  density, n, opts);
+}
+
+static int f_sync(zkp_backend *be)
+{
+	return zkp_backend_sync(faulty_of(be)->inner);
+}
+
+static const zkp_backend_ops faulty_ops = {
+	.name = "faulty",
+	.destroy = f_destroy,
+	.alloc = f_alloc,
+	.import_host = f_import_host,
+	.release = f_release,
+	.upload = f_upload,
+	.download = f_download,
+	.ntt = f_ntt,
+	.msm_g1 = f_msm_g1,
+	.msm_g2 = f_msm_g2,
+	.sync = f_sync,
+};
+
+int zkp_backend_faulty_new(zkp_backend **ret, zkp_backend *inner, unsigned every)
+{
+	*ret = NULL;
+	if (!inner || !every)
+		return ZKP_ERR_INVAL;
+	struct faulty_backend *f = calloc(1, sizeof(*f));
+	if (!f)
+		return ZKP_ERR_NOMEM;
+	f->base.ops = &faulty_ops;
+	f->base.host_visible = inner->host_visible;
+	f->inner = inner;
+	f->every = every;
+	*ret = &f->base;
+	return 0;
+}
+
+unsigned long zkp_backend_faulty_injected(zkp_backend *be)
+{
+	return atomic_load(&faulty_of(be)->injected);
+}

@@ -1,0 +1,85 @@
+/*
+ * The fault-injecting backend: every Nth NTT or G1 MSM fails with
+ * ZKP_ERR_DEVICE, everything else is the inner backend's result.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "testutil.h"
+#include "zkpd/backend.h"
+#include "zkpd/error.h"
+
+static void test_every_third_fails(void **state)
+{
+	(void)state;
+	zkp_backend *cpu, *f;
+	assert_int_equal(zkp_backend_cpu_new(&cpu, NULL), 0);
+	assert_int_equal(zkp_backend_faulty_new(&f, NULL, 3), ZKP_ERR_INVAL);
+	assert_int_equal(zkp_backend_faulty_new(&f, cpu, 0), ZKP_ERR_INVAL);
+	assert_int_equal(zkp_backend_faulty_new(&f, cpu, 3), 0);
+	assert_true(f->host_visible);
+
+	enum { LOG_N = 6, N = 1 << LOG_N };
+	zkp_dbuf data = { 0 }, direct = { 0 };
+	void *dom_mem = malloc(zkp_ntt_domain_mem_size(LOG_N));
+	zkp_ntt_domain dom;
+	zkp_fr shift;
+	zkp_fr_set_u64(&shift, 7);
+	assert_int_equal(zkp_ntt_domain_init(&dom, LOG_N, ZKP_NTT_ROOTS_BELLMAN, &shift, dom_mem,
+					     NULL), 0);
+	assert_int_equal(zkp_backend_alloc(f, &data, N * sizeof(zkp_fr)), 0);
+	assert_int_equal(zkp_backend_alloc(cpu, &direct, N * sizeof(zkp_fr)), 0);
+	zkp_fr *v = data.ptr, *w = direct.ptr;
+	for (int i = 0; i < N; i++) {
+		uint64_t x[8];
+		for (int k = 0; k < 8; k++)
+			x[k] = tu_rand64();
+		zkp_fr_from_wide(&v[i], x);
+		w[i] = v[i];
+	}
+	const zkp_ntt_opts fwd = { false, false, ZKP_NTT_NATURAL, ZKP_NTT_NATURAL };
+	/* Calls 1 and 2 pass through and equal the inner backend's result. */
+	for (int call = 1; call <= 2; call++) {
+		assert_int_equal(zkp_backend_ntt(f, &data, &dom, &fwd), 0);
+		assert_int_equal(zkp_backend_ntt(cpu, &direct, &dom, &fwd), 0);
+		assert_memory_equal(data.ptr, direct.ptr, N * sizeof(zkp_fr));
+	}
+	assert_int_equal(zkp_backend_faulty_injected(f), 0);
+	/* Call 3 is a device fault and leaves the data alone. */
+	assert_int_equal(zkp_backend_ntt(f, &data, &dom, &fwd), ZKP_ERR_DEVICE);
+	assert_memory_equal(data.ptr, direct.ptr, N * sizeof(zkp_fr));
+	assert_int_equal(zkp_backend_faulty_injected(f), 1);
+	/* MSMs count too: calls 4 and 5 pass, 6 fails. */
+	zkp_g1 r;
+	zkp_dbuf bases = { 0 };
+	zkp_g1_affine g[N];
+	for (int i = 0; i < N; i++)
+		g[i] = ZKP_G1_GENERATOR;
+	assert_int_equal(zkp_backend_import_host(f, &bases, g, sizeof(g)), 0);
+	assert_int_equal(zkp_backend_msm_g1(f, &r, &bases, &data, NULL, N, NULL), 0);
+	assert_int_equal(zkp_backend_msm_g1(f, &r, &bases, &data, NULL, N, NULL), 0);
+	assert_int_equal(zkp_backend_msm_g1(f, &r, &bases, &data, NULL, N, NULL),
+			 ZKP_ERR_DEVICE);
+	assert_int_equal(zkp_backend_faulty_injected(f), 2);
+	assert_int_equal(zkp_backend_sync(f), 0);
+	zkp_backend_release(f, &bases);
+	zkp_backend_release(f, &data);
+	zkp_backend_release(cpu, &direct);
+	free(dom_mem);
+	zkp_backend_free(f);
+	zkp_backend_free(cpu);
+}
+
+int main(void)
+{
+	tu_seed();
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_third_fails),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
