@@ -310,7 +310,8 @@ static int start_daemon(void **state)
 		return -1;
 	fprintf(f,
 		"# INSECURE development keys: test circuits only\n"
-		"[server]\nlisten = %s, %s\nmax_frame_bytes = %u\nwitness_dir = %s/wit\n"
+		"[server]\nlisten = %s, %s\ntcp_plaintext = true\nmax_frame_bytes = %u\n"
+		"witness_dir = %s/wit\n"
 		"idle_timeout = 3s\nshutdown_grace = 60s\njob_history = 64\n"
 		"conn_buffer_bytes = 64K\nmax_connections = %d\n"
 		"[pipeline]\ndepth = 1\n[synthesis]\nthreads = 2\n[log]\nlevel = info\n"
@@ -591,8 +592,9 @@ static void test_priority_order(void **state)
 		ZKPD__V1__PRIORITY__PRIORITY_LOW, ZKPD__V1__PRIORITY__PRIORITY_NORMAL,
 		ZKPD__V1__PRIORITY__PRIORITY_HIGH, ZKPD__V1__PRIORITY__PRIORITY_CRITICAL
 	};
-	/* A pipeline holds four jobs (cpu stage, depth 1, device, finalize):
-	 * six blockers fill it and keep two queued. */
+	/* A pipeline holds depth + 4 = 5 jobs (cpu stage, depth queue,
+	 * device stage, the queue to finalize, finalize): six blockers fill it
+	 * and keep one queued. */
 	for (int i = 0; i < 6; i++)
 		blockers[i] = submit(c, "slow", slow.raw, slow.raw_len,
 				     ZKPD__V1__PRIORITY__PRIORITY_NORMAL, NULL, NULL);
@@ -651,10 +653,10 @@ static void test_cancel(void **state)
 	zkp_client *c = dial();
 	uint64_t blocker = submit(c, "slow", slow.raw, slow.raw_len,
 				  ZKPD__V1__PRIORITY__PRIORITY_NORMAL, NULL, NULL);
-	/* One pipeline holds up to four jobs (cpu stage, depth 1, device,
-	 * finalize): four blockers keep the fifth queued. */
-	uint64_t more[3];
-	for (int i = 0; i < 3; i++)
+	/* One pipeline holds up to depth + 4 = 5 jobs: with six NORMAL jobs
+	 * ahead of it, the LOW job is still queued when the cancel comes. */
+	uint64_t more[5];
+	for (int i = 0; i < 5; i++)
 		more[i] = submit(c, "slow", slow.raw, slow.raw_len,
 				 ZKPD__V1__PRIORITY__PRIORITY_NORMAL, NULL, NULL);
 	uint64_t queued = submit(c, "slow", slow.raw, slow.raw_len,
@@ -683,7 +685,7 @@ static void test_cancel(void **state)
 	in = await_job(c, blocker, 0);
 	assert_int_equal(result_of(in)->state, ZKPD__V1__JOB_STATE__JOB_STATE_CANCELLED);
 	zkp_wire_free(in);
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 5; i++) {
 		in = await_job(c, more[i], 0);
 		check_proof(&slow, result_of(in));
 		zkp_wire_free(in);
