@@ -17,6 +17,11 @@
  *    each with keys pce, key (paths, required), key_format (zkey | bellman,
  *    required) and preload (bool, default false). Relative paths are
  *    resolved against the config file's directory.
+ *  - Rules between options, checked after the whole file is read and
+ *    reported at the line that set the option: a tcp: listen address needs
+ *    tls.cert and tls.key unless server.tcp_plaintext is true; tls.cert and
+ *    tls.key go together; tls.client_ca needs them; server.socket_owner and
+ *    socket_group name an existing user and group (or are numbers).
  *  - Value syntax: bool true/false/yes/no/on/off/1/0; sizes are bytes with
  *    an optional K, M, G, T suffix (powers of 1024, also KiB, MiB...);
  *    durations take ms, s, m, h (a bare number is seconds); modes are octal
@@ -52,6 +57,10 @@ typedef struct {
 /* Parses one address. Errors: ZKP_ERR_CONFIG naming what was wrong (no
  * "unix:" or "tcp:" prefix, an empty or too long path, a bad port). */
 int zkp_address_parse(zkp_address *ret, const char *text, zkp_error *err);
+/* Parses "HOST:PORT" ("[ADDR]:PORT" for IPv6) into a tcp address. Errors:
+ * ZKP_ERR_CONFIG naming what was wrong (no port, a bad port, an empty or
+ * too long host, an unbracketed IPv6 address). */
+int zkp_address_parse_host_port(zkp_address *ret, const char *text, zkp_error *err);
 /* The default socket: "$XDG_RUNTIME_DIR/zkpd.sock" when that variable names
  * a directory, else "/tmp/zkpd-UID/zkpd.sock". Writes "unix:..." into buf. */
 void zkp_address_default(char *buf, size_t size);
@@ -79,6 +88,13 @@ typedef struct {
 	char *witness_dir;          /* NULL: witness paths are refused */
 	uint32_t max_queued;        /* jobs waiting, default 10000 */
 	uint32_t job_history;       /* finished jobs kept for Await and idempotency, 1024 */
+	bool tcp_plaintext;         /* tcp: listeners without TLS allowed; default false */
+	char *token_file;           /* NULL: no bearer token; else every connection authenticates */
+	char *socket_owner;         /* user name or uid for Unix sockets; NULL: unchanged */
+	char *socket_group;         /* group name or gid for Unix sockets; NULL: unchanged */
+	/* [tls] (tcp: listeners; PEM files) */
+	char *tls_cert, *tls_key;   /* both or neither */
+	char *tls_client_ca;        /* NULL: no client certificate asked for */
 	/* [gpus] */
 	char *devices;               /* "auto" (default), "cpu", or a list "0,1" */
 	uint32_t workers_per_device; /* default 1, 1..64 */
@@ -94,6 +110,10 @@ typedef struct {
 	bool purge_between_stages;   /* default true */
 	/* [log] */
 	enum zkp_log_level log_level; /* error | warn | info (default) | debug */
+	enum zkp_log_format log_format; /* text (default) | json: one object per line */
+	/* [http] */
+	zkp_address http_listen; /* HOST:PORT of /metrics, /status, /healthz; port 0: off
+				  * (default) */
 	/* [circuit.NAME] sections, in file order */
 	zkp_config_circuit *circuits;
 	size_t n_circuits;

@@ -8,6 +8,9 @@
 
 #define EXPECTED "(expected unix:PATH or tcp:HOST:PORT)"
 
+static int parse_tcp(zkp_address *ret, const char *text, const char *host, const char *prefix,
+		     zkp_error *err);
+
 int zkp_address_parse(zkp_address *ret, const char *text, zkp_error *err)
 {
 	zkp_address a;
@@ -32,26 +35,41 @@ int zkp_address_parse(zkp_address *ret, const char *text, zkp_error *err)
 	if (strncmp(text, "tcp:", 4) != 0)
 		return zkp_error_set(err, ZKP_ERR_CONFIG,
 				     "address \"%s\" has no unix: or tcp: prefix " EXPECTED, text);
+	return parse_tcp(ret, text, text + 4, "tcp:", err);
+}
 
-	const char *host = text + 4, *host_end, *colon;
+int zkp_address_parse_host_port(zkp_address *ret, const char *text, zkp_error *err)
+{
+	return parse_tcp(ret, text, text, "", err);
+}
+
+/* HOST:PORT at host, a part of text (named whole in messages); prefix is
+ * what the expected form shows before HOST. */
+static int parse_tcp(zkp_address *ret, const char *text, const char *host, const char *prefix,
+		     zkp_error *err)
+{
+	zkp_address a;
+	const char *host_end, *colon;
+	memset(&a, 0, sizeof(a));
 	if (*host == '[') {
 		host++;
 		host_end = strchr(host, ']');
 		if (!host_end || host_end[1] != ':')
 			return zkp_error_set(err, ZKP_ERR_CONFIG,
-					     "bad IPv6 address in \"%s\" (expected tcp:[ADDR]:PORT)",
-					     text);
+					     "bad IPv6 address in \"%s\" (expected %s[ADDR]:PORT)",
+					     text, prefix);
 		colon = host_end + 1;
 	} else {
 		colon = strrchr(host, ':');
 		if (!colon)
 			return zkp_error_set(err, ZKP_ERR_CONFIG,
-					     "no port in \"%s\" (expected tcp:HOST:PORT)", text);
+					     "no port in \"%s\" (expected %sHOST:PORT)", text,
+					     prefix);
 		host_end = colon;
 		if (memchr(host, ':', (size_t)(host_end - host)))
 			return zkp_error_set(err, ZKP_ERR_CONFIG,
-					     "bad host in \"%s\" (expected tcp:[ADDR]:PORT for "
-					     "IPv6)", text);
+					     "bad host in \"%s\" (expected %s[ADDR]:PORT for "
+					     "IPv6)", text, prefix);
 	}
 	size_t hlen = (size_t)(host_end - host);
 	if (hlen == 0 || hlen >= sizeof(a.host))

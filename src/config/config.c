@@ -1,4 +1,6 @@
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -198,8 +200,8 @@ static void begin_section(struct parse_ctx *c, const char *name, size_t len)
 	}
 	if (strncmp(c->section, "circuit.", 8) != 0) {
 		fail(c, c->line, ZKP_ERR_CONFIG,
-		     "[%s]: unknown section (expected server, gpus, pipeline, synthesis, memory, "
-		     "log or circuit.NAME)", c->section);
+		     "[%s]: unknown section (expected server, tls, gpus, pipeline, synthesis, "
+		     "memory, log, http or circuit.NAME)", c->section);
 		return;
 	}
 	const char *cname = c->section + 8;
@@ -348,6 +350,59 @@ static int handler(void *user, const char *section, const char *key, const char 
 	return 1;
 }
 
+/* The line that set section.key, 0 when the file does not set it. */
+static int option_line(const struct parse_ctx *c, const char *section, const char *key)
+{
+	for (size_t i = 0; i < zkp_n_options; i++)
+		if (!strcmp(zkp_options[i].section, section) && !strcmp(zkp_options[i].key, key))
+			return c->opt_line[i];
+	return 0;
+}
+
+/* A user or group given by name or as a number; false when none has it. */
+static bool socket_id_known(const char *text, bool group)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(text, &end, 10);
+	if (*text && !*end && !errno && v < UINT32_MAX)
+		return true;
+	return group ? getgrnam(text) != NULL : getpwnam(text) != NULL;
+}
+
+/* Rules between options, checked once the whole file is read. */
+static void check_combinations(struct parse_ctx *c)
+{
+	const zkp_config *cfg = c->cfg;
+	bool tls = cfg->tls_cert && cfg->tls_key;
+	if (!cfg->tls_cert != !cfg->tls_key) {
+		bool cert = cfg->tls_cert != NULL;
+		fail(c, option_line(c, "tls", cert ? "cert" : "key"), ZKP_ERR_CONFIG,
+		     "tls.%s: set without tls.%s (expected both or neither)", cert ? "cert" : "key",
+		     cert ? "key" : "cert");
+	}
+	if (cfg->tls_client_ca && !tls)
+		fail(c, option_line(c, "tls", "client_ca"), ZKP_ERR_CONFIG,
+		     "tls.client_ca: set without tls.cert and tls.key (expected a server "
+		     "certificate to verify clients with)");
+	for (size_t i = 0; i < cfg->n_listen && !tls && !cfg->tcp_plaintext; i++)
+		if (cfg->listen[i].kind == ZKP_ADDR_TCP) {
+			fail(c, option_line(c, "server", "listen"), ZKP_ERR_CONFIG,
+			     "server.listen: tcp:%s:%u without TLS (expected tls.cert and tls.key, "
+			     "or server.tcp_plaintext = true for plaintext TCP)",
+			     cfg->listen[i].host, cfg->listen[i].port);
+			break;
+		}
+	if (cfg->socket_owner && !socket_id_known(cfg->socket_owner, false))
+		fail(c, option_line(c, "server", "socket_owner"), ZKP_ERR_CONFIG,
+		     "server.socket_owner: no user \"%s\" (expected a user name or uid)",
+		     cfg->socket_owner);
+	if (cfg->socket_group && !socket_id_known(cfg->socket_group, true))
+		fail(c, option_line(c, "server", "socket_group"), ZKP_ERR_CONFIG,
+		     "server.socket_group: no group \"%s\" (expected a group name or gid)",
+		     cfg->socket_group);
+}
+
 static int parse_text(zkp_config *cfg, const char *text, const char *name, const char *dir,
 		      zkp_error *err)
 {
@@ -373,6 +428,8 @@ static int parse_text(zkp_config *cfg, const char *text, const char *name, const
 	} else if (line < 0 && !c.err_code) {
 		fail(&c, 0, ZKP_ERR_NOMEM, "out of memory");
 	}
+	if (!c.err_code)
+		check_combinations(&c);
 	if (c.err_code) {
 		rc = zkp_error_set(err, c.err_code, "%s", c.err_msg);
 		goto out;
@@ -455,6 +512,7 @@ static const char value_syntax[][160] = {
 	"at most 4",
 	"path: relative paths are resolved against the configuration file's directory",
 	"devices: auto (every GPU found, else the CPU), cpu, or GPU indices 0..63 such as 0,1",
+	"hostport: HOST:PORT, IPv6 as [::1]:PORT; empty: unset",
 };
 
 static void enum_choices(const zkp_option *o, char *buf, size_t size)

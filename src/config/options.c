@@ -20,6 +20,7 @@
 #define NOMAX UINT64_MAX
 
 static const char *const log_levels[] = { "error", "warn", "info", "debug", NULL };
+static const char *const log_formats[] = { "text", "json", NULL };
 static const char *const key_formats[] = { "zkey", "bellman", NULL };
 
 #define CFG(field) offsetof(zkp_config, field)
@@ -50,6 +51,21 @@ const zkp_option zkp_options[] = {
 	  NULL, "Jobs waiting to run; further submissions are refused" },
 	{ "server", "job_history", ZKP_OPT_U32, CFG(job_history), 0, "1024", NULL, 0, 1000000,
 	  NULL, "Finished jobs kept for Await and idempotent resubmission" },
+	{ "server", "tcp_plaintext", ZKP_OPT_BOOL, CFG(tcp_plaintext), 0, "false", NULL, 0, 0,
+	  NULL,
+	  "Allow tcp: addresses without TLS; false: a tcp: address needs tls.cert and tls.key" },
+	{ "server", "token_file", ZKP_OPT_PATH, CFG(token_file), 0, NULL, "unset", 0, 0, NULL,
+	  "File holding a bearer token; set: every connection must Authenticate with it first" },
+	{ "server", "socket_owner", ZKP_OPT_STRING, CFG(socket_owner), 0, NULL, "unchanged", 0, 0,
+	  NULL, "User (name or uid) given the Unix sockets" },
+	{ "server", "socket_group", ZKP_OPT_STRING, CFG(socket_group), 0, NULL, "unchanged", 0, 0,
+	  NULL, "Group (name or gid) given the Unix sockets" },
+	{ "tls", "cert", ZKP_OPT_PATH, CFG(tls_cert), 0, NULL, "unset", 0, 0, NULL,
+	  "Server certificate chain (PEM) for the tcp: addresses" },
+	{ "tls", "key", ZKP_OPT_PATH, CFG(tls_key), 0, NULL, "unset", 0, 0, NULL,
+	  "Private key (PEM) of tls.cert" },
+	{ "tls", "client_ca", ZKP_OPT_PATH, CFG(tls_client_ca), 0, NULL, "unset", 0, 0, NULL,
+	  "CA certificates (PEM); set: clients must present a certificate one of them signed" },
 	{ "gpus", "devices", ZKP_OPT_DEVICES, CFG(devices), 0, "auto", NULL, 0, 0, NULL,
 	  "auto (every GPU found, else the CPU), cpu, or GPU indices such as 0,1" },
 	{ "gpus", "workers_per_device", ZKP_OPT_U32, CFG(workers_per_device), 0, "1", NULL, 1, 64,
@@ -70,6 +86,11 @@ const zkp_option zkp_options[] = {
 	  NULL, 0, 0, NULL, "Return freed memory to the system between a job's stages" },
 	{ "log", "level", ZKP_OPT_ENUM, CFG(log_level), 0, "info", NULL, 0, 0, log_levels,
 	  "Most verbose level logged" },
+	{ "log", "format", ZKP_OPT_ENUM, CFG(log_format), 0, "text", NULL, 0, 0, log_formats,
+	  "Line format: text, or json (one object per line with ts, level, prog, pid, msg)" },
+	{ "http", "listen", ZKP_OPT_HOSTPORT, CFG(http_listen), 0, NULL, "unset (off)", 0, 0, NULL,
+	  "HOST:PORT ([IPv6]:PORT) serving /metrics, /status and /healthz over HTTP, such as "
+	  "127.0.0.1:9464; unset or empty: off" },
 };
 const size_t zkp_n_options = sizeof(zkp_options) / sizeof(zkp_options[0]);
 _Static_assert(sizeof(zkp_options) / sizeof(zkp_options[0]) <= ZKP_OPTIONS_MAX,
@@ -89,8 +110,8 @@ const size_t zkp_n_circuit_options = sizeof(zkp_circuit_options) / sizeof(zkp_ci
 _Static_assert(sizeof(zkp_circuit_options) / sizeof(zkp_circuit_options[0]) <= ZKP_OPTIONS_MAX,
 	       "raise ZKP_OPTIONS_MAX");
 
-const char *const zkp_config_sections[] = { "server", "gpus", "pipeline", "synthesis",
-					     "memory", "log", NULL };
+const char *const zkp_config_sections[] = { "server", "tls", "gpus", "pipeline", "synthesis",
+					     "memory", "log", "http", NULL };
 
 static void format_size(char *buf, size_t size, uint64_t v)
 {
@@ -168,6 +189,7 @@ const char *zkp_option_type_name(const zkp_option *o)
 	case ZKP_OPT_MODE: return "mode";
 	case ZKP_OPT_ENUM: return "enum";
 	case ZKP_OPT_ADDRESSES: return "addresses";
+	case ZKP_OPT_HOSTPORT: return "hostport";
 	}
 	return "?";
 }
@@ -404,6 +426,17 @@ int zkp_option_set(const zkp_option *o, void *base, const char *text, char *why,
 		}
 		memcpy(slot, tmp, n * sizeof(tmp[0]));
 		*(size_t *)((char *)base + o->count_offset) = n;
+		return 0;
+	}
+	case ZKP_OPT_HOSTPORT: {
+		zkp_address a;
+		zkp_error e = { 0 };
+		memset(&a, 0, sizeof(a));
+		if (*text && zkp_address_parse_host_port(&a, text, &e) < 0) {
+			snprintf(why, whylen, "%s", e.msg);
+			return ZKP_ERR_CONFIG;
+		}
+		*(zkp_address *)slot = a;
 		return 0;
 	}
 	case ZKP_OPT_MODE: {

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,10 @@ static const double default_weight[ZKP_NSTAGES] = {
 };
 /* Weight of the newest job in the stage-time moving averages. */
 #define AVG_ALPHA 0.25
+
+const double zkp_stage_bucket_le[ZKP_STAGE_BUCKETS] = {
+	0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300,
+};
 
 double eng_now(void)
 {
@@ -294,6 +299,15 @@ void take_snapshot(struct zkp_engine *e, uint64_t job_id, enum zkp_stage s)
 	pthread_mutex_unlock(&e->lock);
 }
 
+void stage_count_add(struct zkp_engine *e, enum zkp_stage s, double seconds)
+{
+	e->stage_count[s]++;
+	e->stage_seconds[s] += seconds;
+	/* Cumulative buckets: a scrape copies them as they are. */
+	for (int b = ZKP_STAGE_BUCKETS - 1; b >= 0 && seconds <= zkp_stage_bucket_le[b]; b--)
+		e->stage_buckets[s][b]++;
+}
+
 void stage_done(struct zkp_engine *e, struct job *j, enum zkp_stage s, double seconds)
 {
 	/* The snapshot reads /proc: taken before locking. */
@@ -304,8 +318,7 @@ void stage_done(struct zkp_engine *e, struct job *j, enum zkp_stage s, double se
 	j->stages[s].ran = true;
 	j->stages[s].seconds = seconds;
 	j->stages[s].rss = snap.rss.rss;
-	e->stage_count[s]++;
-	e->stage_seconds[s] += seconds;
+	stage_count_add(e, s, seconds);
 	j->stage = s;
 	emit_job(e, j, true, seconds);
 	unlock_notify(e);
@@ -330,6 +343,74 @@ static void history_trim(struct zkp_engine *e)
 		tab_unlink(e, old);
 		job_free(old);
 	}
+}
+
+/* Appends to buf[*len] as snprintf would, keeping *len within size. */
+static void append(char *buf, size_t size, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void append(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+	if (*len >= size - 1)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf + *len, size - *len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len += (size_t)n < size - *len ? (size_t)n : size - *len - 1;
+}
+
+/* One INFO line per ended job: its circuit, priority, state, error code,
+ * queue and total seconds, and each stage that ran with its seconds and the
+ * RSS at its end; the same figures as members of a JSON line. Circuit names
+ * are [A-Za-z0-9_.-] (config.h), so they need no JSON escaping. */
+static void log_summary(const struct job *j)
+{
+	if (zkp_log_get_level() < ZKP_LOG_INFO)
+		return;
+	char text[1024], json[1536];
+	size_t tl = 0, jl = 0;
+	double queue = (j->t_start > 0 ? j->t_start : j->t_end) - j->t_submit;
+	double total = j->t_end - j->t_submit;
+	const char *state = zkp_job_state_name(j->state);
+	const char *prio = zkp_priority_name(j->prio);
+
+	append(text, sizeof(text), &tl, "job %" PRIu64 " %s: circuit %s priority %s", j->id, state,
+	       j->circ->cfg.name, prio);
+	append(json, sizeof(json), &jl,
+	       "\"job\":%" PRIu64 ",\"circuit\":\"%s\",\"priority\":\"%s\",\"state\":\"%s\"",
+	       j->id, j->circ->cfg.name, prio, state);
+	if (j->state != ZKP_JOB_DONE && j->error_code) {
+		append(text, sizeof(text), &tl, " error %s", zkp_err_name(j->error_code));
+		append(json, sizeof(json), &jl, ",\"error\":\"%s\"", zkp_err_name(j->error_code));
+	}
+	append(text, sizeof(text), &tl, " queue %.3f s total %.3f s", queue, total);
+	append(json, sizeof(json), &jl,
+	       ",\"queue_seconds\":%.6f,\"total_seconds\":%.6f,\"stages\":{", queue, total);
+	bool first = true;
+	for (int s = ZKP_STAGE_LOAD; s <= ZKP_STAGE_VERIFY; s++) {
+		const zkp_stage_timing *t = &j->stages[s];
+		if (!t->ran)
+			continue;
+		const char *name = zkp_stage_name((enum zkp_stage)s);
+		double mib = (double)t->rss / (1024.0 * 1024.0);
+		append(json, sizeof(json), &jl, "%s\"%s\":{\"seconds\":%.6f", first ? "" : ",",
+		       name, t->seconds);
+		/* The load stage takes no snapshot: it has no RSS of its own. */
+		if (t->rss) {
+			append(text, sizeof(text), &tl, " | %s %.3f s %.1f MiB", name, t->seconds,
+			       mib);
+			append(json, sizeof(json), &jl, ",\"rss_mib\":%.1f}", mib);
+		} else {
+			append(text, sizeof(text), &tl, " | %s %.3f s", name, t->seconds);
+			append(json, sizeof(json), &jl, "}");
+		}
+		first = false;
+	}
+	append(json, sizeof(json), &jl, "}");
+	/* A members text cut short would not parse: the line goes without. */
+	zkp_log_with(ZKP_LOG_INFO, jl < sizeof(json) - 1 ? json : NULL, "%s", text);
 }
 
 void job_end(struct zkp_engine *e, struct job *j, enum zkp_job_state state, int code,
@@ -372,6 +453,7 @@ void job_end(struct zkp_engine *e, struct job *j, enum zkp_job_state state, int 
 		e->jobs_cancelled++;
 		break;
 	}
+	log_summary(j);
 	jlist_push(&e->history, j);
 	emit_job(e, j, false, 0);
 	history_trim(e);
@@ -861,6 +943,7 @@ int zkp_engine_get_status(zkp_engine *e, zkp_engine_status *ret)
 	ret->jobs_cancelled = e->jobs_cancelled;
 	memcpy(ret->stage_count, e->stage_count, sizeof(ret->stage_count));
 	memcpy(ret->stage_seconds, e->stage_seconds, sizeof(ret->stage_seconds));
+	memcpy(ret->stage_buckets, e->stage_buckets, sizeof(ret->stage_buckets));
 out:
 	pthread_mutex_unlock(&e->lock);
 	if (rc)
@@ -1034,10 +1117,25 @@ out:
 	return rc;
 }
 
+void zkp_engine_set_free_hook(zkp_engine *e, void (*fn)(void *arg), void *arg)
+{
+	pthread_mutex_lock(&e->lock);
+	e->free_hook = fn;
+	e->free_hook_arg = arg;
+	pthread_mutex_unlock(&e->lock);
+}
+
 void zkp_engine_free(zkp_engine *e)
 {
 	if (!e)
 		return;
+	pthread_mutex_lock(&e->lock);
+	void (*hook)(void *) = e->free_hook;
+	void *hook_arg = e->free_hook_arg;
+	e->free_hook = NULL;
+	pthread_mutex_unlock(&e->lock);
+	if (hook)
+		hook(hook_arg);
 	/* Stopping and flagging every job in one critical section: a thread
 	 * that hands a job on checks its flag under the lock, so from here on
 	 * nothing enters a pipeline queue whose consumer may have stopped. */

@@ -53,6 +53,11 @@
  * development VM), which would otherwise add to every job's latency.
  * Requests that arrive while a purge runs coalesce into one more.
  *
+ * Logs. Every job that ends (DONE, FAILED, CANCELLED) logs one INFO line
+ * from job_end: circuit, priority, state, error code, queue and total
+ * seconds, and each stage's seconds and RSS; in JSON log format the same
+ * figures are members of the line (zkp_log_with).
+ *
  * Events. Whenever something a client may wait for happens (a job's state
  * or stage changes, the queue moves, a load ends) the engine appends an
  * event to its event queue and calls notify(notify_arg) from whatever thread
@@ -78,6 +83,11 @@
 #include "zkpd/groth16.h"
 
 #define ZKP_ENGINE_SNAPSHOTS 64
+/* Stage-time histogram: upper bounds in seconds of zkp_stage_bucket_le,
+ * ascending (+Inf is stage_count). From 1 ms (a small witness) to 5 min (a
+ * PoRep MSM on the CPU backend). */
+#define ZKP_STAGE_BUCKETS 16
+extern const double zkp_stage_bucket_le[ZKP_STAGE_BUCKETS];
 #define ZKP_REQUEST_ID_MAX 128
 
 /* Numbers equal the wire protocol's (proto/zkpd/v1/zkpd.proto). */
@@ -262,14 +272,24 @@ typedef struct {
 	size_t n_snaps; /* oldest first */
 	uint64_t budget, reserved, critical_reserve;
 	uint64_t jobs_done, jobs_failed, jobs_cancelled;
-	/* Per stage: how many ran and their total seconds (for Metrics). */
+	/* Per stage: how many ran and their total seconds (for Metrics), and
+	 * how many took at most zkp_stage_bucket_le[b] seconds (cumulative, as
+	 * Prometheus histograms count). */
 	uint64_t stage_count[ZKP_NSTAGES];
 	double stage_seconds[ZKP_NSTAGES];
+	uint64_t stage_buckets[ZKP_NSTAGES][ZKP_STAGE_BUCKETS];
 } zkp_engine_status;
 
 /* A consistent copy of the engine's state; release frees its arrays. */
 int zkp_engine_get_status(zkp_engine *e, zkp_engine_status *ret);
 void zkp_engine_status_release(zkp_engine_status *s);
+
+/* Registers fn(arg), called once at the start of zkp_engine_free on the
+ * freeing thread, before anything is torn down and without any engine lock
+ * held: a front end that calls the engine from threads of its own (the
+ * HTTP endpoint) stops doing so there, returning once none of its calls is
+ * in progress. One hook per engine; NULL removes it. Any thread. */
+void zkp_engine_set_free_hook(zkp_engine *e, void (*fn)(void *arg), void *arg);
 
 /* Shutdown, step 1: refuse new jobs (ZKP_ERR_SHUTDOWN) and cancel the
  * queued ones; running jobs go on. */

@@ -234,8 +234,7 @@ static void *loader_main(void *arg)
 					emit_job(e, j, true, done - j->t_submit);
 					j->stage = ZKP_STAGE_QUEUED;
 				}
-			e->stage_count[ZKP_STAGE_LOAD]++;
-			e->stage_seconds[ZKP_STAGE_LOAD] += secs;
+			stage_count_add(e, ZKP_STAGE_LOAD, secs);
 			pthread_cond_broadcast(&e->work_cond);
 		} else {
 			fail_waiting_jobs(e, c);

@@ -182,6 +182,11 @@ struct zkp_engine {
 	uint64_t jobs_done, jobs_failed, jobs_cancelled;
 	uint64_t stage_count[ZKP_NSTAGES];
 	double stage_seconds[ZKP_NSTAGES];
+	uint64_t stage_buckets[ZKP_NSTAGES][ZKP_STAGE_BUCKETS];
+
+	/* zkp_engine_set_free_hook. */
+	void (*free_hook)(void *arg);
+	void *free_hook_arg;
 };
 
 /* engine.c */
@@ -192,13 +197,15 @@ void emit_queue(struct zkp_engine *e);
 void emit_load(struct zkp_engine *e, uint64_t token, int rc);
 /* Ends j (lock held): state, code and message, admission released, moved
  * to the history (the oldest entries beyond server.job_history freed),
- * counters and event. Frees witness bytes j still owns; callers that can
+ * counters, the job's summary log line and event. Frees witness bytes j still owns; callers that can
  * detach them first free them after unlocking instead. */
 void job_end(struct zkp_engine *e, struct job *j, enum zkp_job_state state, int code,
 	     const char *msg);
 /* The first queued job a cpu stage may admit now, taken out of its queue
  * and marked RUNNING (lock held), or NULL. */
 struct job *admit_next(struct zkp_engine *e);
+/* Adds one run of stage s to the stage counters and histogram (lock held). */
+void stage_count_add(struct zkp_engine *e, enum zkp_stage s, double seconds);
 /* Records a stage's end (lock not held): snapshot, timing, event. */
 void stage_done(struct zkp_engine *e, struct job *j, enum zkp_stage s, double seconds);
 /* Takes a snapshot into the ring for job_id at stage s (lock not held). */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "demo.h"
+#include "http.h"
 #include "server.h"
 #include "zkpd/config.h"
 #include "zkpd/log.h"
@@ -83,6 +84,7 @@ int main(int argc, char **argv)
 	zkp_config cfg;
 	zkp_error err = { 0 };
 	zkp_server *srv = NULL;
+	zkp_http *http = NULL;
 	int rc, status = 1;
 
 	for (int i = 1; i < argc; i++) {
@@ -155,6 +157,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	zkp_log_init("zkpd", level);
+	zkp_log_set_format(cfg.log_format);
 	/* A client that disappears must cost its connection, not the daemon. */
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
@@ -176,15 +179,32 @@ int main(int argc, char **argv)
 	}
 	zkp_log(ZKP_LOG_INFO, "zkpd %s starting (%s, %zu circuit(s))", ZKPD_VERSION,
 		config_path ? config_path : "default configuration", cfg.n_circuits);
+	double start = zkp_session_now();
+	/* Bound first: a taken HTTP port stops zkpd before it serves anything. */
+	if (cfg.http_listen.port) {
+		rc = zkp_http_new(&http, &cfg.http_listen, start, &err);
+		if (rc) {
+			zkp_log(ZKP_LOG_ERROR, "cannot start: %s", zkp_error_text(&err, rc));
+			goto out;
+		}
+	}
 	rc = zkp_server_new(&srv, &cfg, &err);
 	if (rc) {
 		zkp_log(ZKP_LOG_ERROR, "cannot start: %s", zkp_error_text(&err, rc));
 		status = rc == ZKP_ERR_CONFIG ? 2 : 1;
 		goto out;
 	}
+	if (http) {
+		rc = zkp_http_start(http, srv, &err);
+		if (rc) {
+			zkp_log(ZKP_LOG_ERROR, "cannot start: %s", zkp_error_text(&err, rc));
+			goto out;
+		}
+	}
 	status = zkp_server_run(srv) ? 1 : 0;
 	zkp_log(ZKP_LOG_INFO, "stopped");
 out:
+	zkp_http_free(http);
 	zkp_server_free(srv);
 	zkp_config_release(&cfg);
 	return status;

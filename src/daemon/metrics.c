@@ -71,6 +71,24 @@ char *zkp_metrics_text(zkp_engine *e, const zkp_server_stats *ss)
 				zkp_stage_name((enum zkp_stage)s),
 				(unsigned long long)st.stage_count[s]);
 
+	family(f, "stage_duration_seconds", "histogram", "Seconds each stage took, all jobs.");
+	for (int s = 0; s < ZKP_NSTAGES; s++) {
+		if (!st.stage_count[s])
+			continue;
+		const char *name = zkp_stage_name((enum zkp_stage)s);
+		for (int b = 0; b < ZKP_STAGE_BUCKETS; b++)
+			fprintf(f,
+				"zkpd_stage_duration_seconds_bucket{stage=\"%s\",le=\"%g\"} %llu\n",
+				name, zkp_stage_bucket_le[b],
+				(unsigned long long)st.stage_buckets[s][b]);
+		fprintf(f, "zkpd_stage_duration_seconds_bucket{stage=\"%s\",le=\"+Inf\"} %llu\n",
+			name, (unsigned long long)st.stage_count[s]);
+		fprintf(f, "zkpd_stage_duration_seconds_sum{stage=\"%s\"} %.9g\n", name,
+			st.stage_seconds[s]);
+		fprintf(f, "zkpd_stage_duration_seconds_count{stage=\"%s\"} %llu\n", name,
+			(unsigned long long)st.stage_count[s]);
+	}
+
 	/* The newest snapshot of each stage boundary (the ring is oldest first). */
 	const zkp_engine_snap *last[ZKP_NSTAGES] = { NULL };
 	for (size_t i = 0; i < st.n_snaps; i++)

@@ -4,9 +4,18 @@
  * Reads land in one loop-wide buffer: libuv calls alloc_cb and read_cb
  * back to back for one stream on the loop thread, so a single buffer serves
  * every connection and an idle connection costs no read buffer at all.
+ *
+ * TLS (tcp: listeners with tls.cert) runs OpenSSL over two memory BIOs per
+ * connection: ciphertext read from the socket goes into the read BIO and
+ * SSL_read's plaintext into the frame reader (through a second loop-wide
+ * buffer); frames go through SSL_write and the write BIO's records to
+ * uv_write. The handshake advances with each read. Pending bytes, and so
+ * backpressure, count ciphertext: what the socket still has to carry.
  */
 #include <errno.h>
+#include <grp.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -14,17 +23,24 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/ssl.h>
 #include <uv.h>
 
 #include "engine.h"
 #include "server.h"
 #include "session.h"
+#include "tls.h"
 #include "wire.h"
 #include "zkpd/log.h"
 
 #define READ_BUF_BYTES (256 * 1024)
 #define TICK_MS 100
 #define EVENTS_PER_POLL 256
+/* Plaintext passed to SSL_write at once: the write BIO then holds at most
+ * this much (plus record overhead) before it is handed to uv_write. */
+#define TLS_WRITE_PIECE (1u << 20)
 
 typedef struct conn conn;
 
@@ -38,9 +54,11 @@ struct conn {
 	zkp_server *srv;
 	zkp_session *session;
 	zkp_frame_reader reader;
+	SSL *ssl; /* TLS listeners only */
 	conn *prev, *next;
-	uint64_t pending; /* bytes queued for writing */
+	uint64_t pending; /* bytes queued for writing (ciphertext over TLS) */
 	bool reading, closing, close_after_flush;
+	bool tls_up; /* handshake finished */
 	int handles_open; /* h and idle: freed when both closed */
 	char peer[64];
 };
@@ -54,6 +72,7 @@ typedef struct {
 	zkp_server *srv;
 	zkp_address addr;
 	bool open;
+	bool tls;
 } listener;
 
 typedef struct {
@@ -78,6 +97,9 @@ struct zkp_server {
 	size_t n_listeners;
 	conn *conns;
 	uint8_t *read_buf;
+	uint8_t *plain_buf; /* TLS: SSL_read's output, READ_BUF_BYTES */
+	SSL_CTX *tls_ctx;   /* NULL without tls.cert */
+	uint8_t token_sha256[32];
 	bool read_buf_busy;
 	bool draining, finishing, finished;
 	int signals;
@@ -112,33 +134,31 @@ static void on_write(uv_write_t *req, int status)
 	maybe_resume(c);
 }
 
-/* zkp_session_send_fn */
-static int conn_send(void *arg, uint8_t *frame, size_t len)
+/* Queues bytes for the socket; takes buf whatever it returns. */
+static int queue_write(conn *c, uint8_t *buf, size_t len)
 {
-	conn *c = arg;
 	if (c->closing) {
-		free(frame);
+		free(buf);
 		return ZKP_ERR_IO;
 	}
 	write_req *w = malloc(sizeof(*w));
 	if (!w) {
-		free(frame);
+		free(buf);
 		return ZKP_ERR_NOMEM;
 	}
 	w->c = c;
-	w->frame = frame;
+	w->frame = buf;
 	w->len = len;
-	uv_buf_t buf = uv_buf_init((char *)frame, (unsigned)len);
-	int rc = uv_write(&w->req, &c->h.stream, &buf, 1, on_write);
+	uv_buf_t b = uv_buf_init((char *)buf, (unsigned)len);
+	int rc = uv_write(&w->req, &c->h.stream, &b, 1, on_write);
 	if (rc) {
-		free(frame);
+		free(buf);
 		free(w);
 		zkp_log(ZKP_LOG_INFO, "connection %s: write failed: %s", c->peer, uv_strerror(rc));
 		conn_close(c);
 		return ZKP_ERR_IO;
 	}
 	c->pending += len;
-	c->srv->stats.frames_out++;
 	c->srv->stats.bytes_out += len;
 	/* Backpressure: a client that does not read its answers stops being
 	 * read from, so it cannot make the daemon queue without bound. */
@@ -147,6 +167,72 @@ static int conn_send(void *arg, uint8_t *frame, size_t len)
 		c->reading = false;
 	}
 	return 0;
+}
+
+/* Hands the records OpenSSL wrote (handshake, data, alerts) to the socket.
+ * A record lost would break the stream: any failure closes the connection. */
+static int tls_flush(conn *c)
+{
+	BIO *wbio = SSL_get_wbio(c->ssl);
+	size_t n;
+	while (!c->closing && (n = BIO_ctrl_pending(wbio)) > 0) {
+		uint8_t *buf = malloc(n);
+		int got = buf ? BIO_read(wbio, buf, (int)n) : 0;
+		if (got <= 0) {
+			free(buf);
+			zkp_log(ZKP_LOG_WARN, "connection %s: no memory for TLS records; closing it",
+				c->peer);
+			conn_close(c);
+			return ZKP_ERR_NOMEM;
+		}
+		int rc = queue_write(c, buf, (size_t)got);
+		if (rc) {
+			conn_close(c);
+			return rc;
+		}
+	}
+	return c->closing ? ZKP_ERR_IO : 0;
+}
+
+static int tls_send(conn *c, const uint8_t *frame, size_t len)
+{
+	char why[512];
+	for (size_t off = 0; off < len;) {
+		size_t piece = len - off < TLS_WRITE_PIECE ? len - off : TLS_WRITE_PIECE, w = 0;
+		ERR_clear_error();
+		if (SSL_write_ex(c->ssl, frame + off, piece, &w) != 1) {
+			zkp_log(ZKP_LOG_WARN, "connection %s: TLS write: %s; closing it", c->peer,
+				zkp_tls_errors(why, sizeof(why)));
+			conn_close(c);
+			return ZKP_ERR_IO;
+		}
+		off += w;
+		int rc = tls_flush(c);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* zkp_session_send_fn */
+static int conn_send(void *arg, uint8_t *frame, size_t len)
+{
+	conn *c = arg;
+	int rc;
+	if (c->closing) {
+		free(frame);
+		return ZKP_ERR_IO;
+	}
+	if (c->ssl) {
+		/* Answers follow requests, which arrive after the handshake. */
+		rc = c->tls_up ? tls_send(c, frame, len) : ZKP_ERR_IO;
+		free(frame);
+	} else {
+		rc = queue_write(c, frame, len);
+	}
+	if (!rc)
+		c->srv->stats.frames_out++;
+	return rc;
 }
 
 /* ---- reading ---- */
@@ -158,17 +244,25 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 	*buf = uv_buf_init((char *)c->srv->read_buf, READ_BUF_BYTES);
 }
 
+/* Reads no more; closes once the answers queued so far are sent. */
+static void close_when_flushed(conn *c)
+{
+	if (c->closing)
+		return;
+	uv_read_stop(&c->h.stream);
+	c->reading = false;
+	c->close_after_flush = true;
+	if (c->pending == 0)
+		conn_close(c);
+}
+
 static void frame_failed(conn *c, int code, const zkp_error *err)
 {
 	c->srv->stats.protocol_errors++;
 	zkp_log(ZKP_LOG_WARN, "connection %s: %s; closing it", c->peer,
 		zkp_error_text(err, code));
 	zkp_session_frame_error(c->session, code, zkp_error_text(err, code));
-	uv_read_stop(&c->h.stream);
-	c->reading = false;
-	c->close_after_flush = true;
-	if (c->pending == 0)
-		conn_close(c);
+	close_when_flushed(c);
 }
 
 /* Hands every complete frame in the reader to the session, until the
@@ -190,18 +284,88 @@ static void process_frames(conn *c)
 		}
 		c->srv->stats.frames_in++;
 		uv_timer_again(&c->idle);
-		if (zkp_session_frame(c->session, body, len)) {
+		rc = zkp_session_frame(c->session, body, len);
+		if (rc == ZKP_ERR_DENIED) {
+			zkp_log(ZKP_LOG_WARN, "connection %s: not authenticated (no Authenticate "
+					      "first, or a wrong token); closing it", c->peer);
+			close_when_flushed(c);
+			return;
+		}
+		if (rc) {
 			c->srv->stats.protocol_errors++;
 			zkp_log(ZKP_LOG_WARN, "connection %s: a frame is not an Envelope; "
 					      "closing it", c->peer);
-			uv_read_stop(&c->h.stream);
-			c->reading = false;
-			c->close_after_flush = true;
-			if (c->pending == 0)
-				conn_close(c);
+			close_when_flushed(c);
 			return;
 		}
 	}
+}
+
+static void tls_established(conn *c)
+{
+	char subject[256] = "none";
+	X509 *peer = SSL_get1_peer_certificate(c->ssl);
+	c->tls_up = true;
+	if (peer) {
+		X509_NAME_oneline(X509_get_subject_name(peer), subject, sizeof(subject));
+		X509_free(peer);
+	}
+	zkp_log(ZKP_LOG_DEBUG, "connection %s: %s, %s, client certificate %s", c->peer,
+		SSL_get_version(c->ssl), SSL_get_cipher_name(c->ssl), subject);
+}
+
+/* Ciphertext from the socket: feeds OpenSSL, sends what it answers
+ * (handshake records, alerts), and passes the plaintext to the frames. */
+static void tls_read(conn *c, size_t n)
+{
+	zkp_server *s = c->srv;
+	char why[512];
+	if (BIO_write(SSL_get_rbio(c->ssl), s->read_buf, (int)n) != (int)n) {
+		zkp_log(ZKP_LOG_WARN, "connection %s: no memory for TLS records; closing it",
+			c->peer);
+		conn_close(c);
+		return;
+	}
+	for (;;) {
+		size_t got = 0;
+		ERR_clear_error();
+		int r = SSL_read_ex(c->ssl, s->plain_buf, READ_BUF_BYTES, &got);
+		if (r == 1) {
+			if (!c->tls_up)
+				tls_established(c);
+			if (zkp_frame_reader_feed(&c->reader, s->plain_buf, got)) {
+				zkp_error err = { 0 };
+				zkp_error_set(&err, ZKP_ERR_NOMEM, "no memory to receive a frame");
+				frame_failed(c, ZKP_ERR_NOMEM, &err);
+				return;
+			}
+			continue;
+		}
+		int e = SSL_get_error(c->ssl, r);
+		if (e == SSL_ERROR_SSL)
+			zkp_tls_errors(why, sizeof(why));
+		if (tls_flush(c))
+			return;
+		if (e == SSL_ERROR_WANT_READ)
+			break;
+		if (e == SSL_ERROR_ZERO_RETURN) {
+			/* the client's close_notify: it sends nothing more */
+			close_when_flushed(c);
+			return;
+		}
+		if (e == SSL_ERROR_SSL)
+			zkp_log(ZKP_LOG_WARN, "connection %s: TLS%s: %s; closing it", c->peer,
+				c->tls_up ? "" : " handshake", why);
+		else
+			zkp_log(ZKP_LOG_WARN, "connection %s: TLS error %d; closing it", c->peer, e);
+		s->stats.protocol_errors++;
+		/* the alert OpenSSL queued goes out first */
+		close_when_flushed(c);
+		return;
+	}
+	if (!c->tls_up && SSL_is_init_finished(c->ssl))
+		tls_established(c);
+	process_frames(c);
 }
 
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
@@ -217,6 +381,10 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 		return;
 	}
 	c->srv->stats.bytes_in += (uint64_t)nread;
+	if (c->ssl) {
+		tls_read(c, (size_t)nread);
+		return;
+	}
 	if (zkp_frame_reader_feed(&c->reader, c->srv->read_buf, (size_t)nread)) {
 		zkp_error err = { 0 };
 		zkp_error_set(&err, ZKP_ERR_NOMEM, "no memory to receive a frame");
@@ -247,6 +415,7 @@ static void on_conn_handle_closed(uv_handle_t *h)
 		return;
 	zkp_session_free(c->session);
 	zkp_frame_reader_release(&c->reader);
+	SSL_free(c->ssl);
 	free(c);
 }
 
@@ -332,6 +501,26 @@ static void on_connection(uv_stream_t *server, int status)
 			 (unsigned long long)s->stats.connections_total + 1);
 	}
 	s->stats.connections_total++;
+	if (l->tls) {
+		BIO *rbio = BIO_new(BIO_s_mem()), *wbio = BIO_new(BIO_s_mem());
+		c->ssl = SSL_new(s->tls_ctx);
+		if (!c->ssl || !rbio || !wbio) {
+			BIO_free(rbio);
+			BIO_free(wbio);
+			zkp_log(ZKP_LOG_WARN, "connection %s: no memory for TLS; closing it",
+				c->peer);
+			conn_close(c);
+			return;
+		}
+		SSL_set_bio(c->ssl, rbio, wbio);
+		SSL_set_accept_state(c->ssl);
+	}
+	if (s->stats.connections > s->cfg->max_connections && c->ssl) {
+		/* No answer can be sent before a handshake. */
+		s->stats.connections_refused++;
+		conn_close(c);
+		return;
+	}
 	if (s->stats.connections > s->cfg->max_connections) {
 		zkp_error err = { 0 };
 		s->stats.connections_refused++;
@@ -391,6 +580,52 @@ static int prepare_unix_path(const char *path, zkp_error *err)
 	return 0;
 }
 
+/* A user or group as given in the config (a name or a number). */
+static int socket_id(const char *text, bool group, unsigned *ret, zkp_error *err)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(text, &end, 10);
+	if (*text && !*end && !errno && v < UINT32_MAX) {
+		*ret = (unsigned)v;
+		return 0;
+	}
+	if (group) {
+		struct group *g = getgrnam(text);
+		if (g) {
+			*ret = g->gr_gid;
+			return 0;
+		}
+	} else {
+		struct passwd *p = getpwnam(text);
+		if (p) {
+			*ret = p->pw_uid;
+			return 0;
+		}
+	}
+	return zkp_error_set(err, ZKP_ERR_CONFIG, "server.socket_%s: no %s \"%s\"",
+			     group ? "group" : "owner", group ? "group" : "user", text);
+}
+
+/* Gives the socket file server.socket_owner and server.socket_group. */
+static int chown_socket(zkp_server *s, const char *path, zkp_error *err)
+{
+	unsigned uid = (unsigned)-1, gid = (unsigned)-1;
+	int rc = 0;
+	if (s->cfg->socket_owner)
+		rc = socket_id(s->cfg->socket_owner, false, &uid, err);
+	if (!rc && s->cfg->socket_group)
+		rc = socket_id(s->cfg->socket_group, true, &gid, err);
+	if (rc)
+		return rc;
+	if ((uid != (unsigned)-1 || gid != (unsigned)-1) && chown(path, uid, gid))
+		return zkp_error_set(err, ZKP_ERR_IO, "cannot give unix:%s owner %s, group %s: %s",
+				     path, s->cfg->socket_owner ? s->cfg->socket_owner : "unchanged",
+				     s->cfg->socket_group ? s->cfg->socket_group : "unchanged",
+				     strerror(errno));
+	return 0;
+}
+
 static int listen_on(zkp_server *s, listener *l, zkp_error *err)
 {
 	int rc;
@@ -405,6 +640,11 @@ static int listen_on(zkp_server *s, listener *l, zkp_error *err)
 		rc = uv_pipe_bind(&l->h.pipe, l->addr.path);
 		if (!rc && chmod(l->addr.path, s->cfg->socket_mode))
 			rc = uv_translate_sys_error(errno);
+		if (!rc) {
+			int crc = chown_socket(s, l->addr.path, err);
+			if (crc)
+				return crc;
+		}
 	} else {
 		struct addrinfo hints, *ai = NULL;
 		char port[8];
@@ -432,10 +672,17 @@ static int listen_on(zkp_server *s, listener *l, zkp_error *err)
 				     l->addr.host, l->addr.port, uv_strerror(rc));
 	}
 	if (l->addr.kind == ZKP_ADDR_UNIX)
-		zkp_log(ZKP_LOG_INFO, "listening on unix:%s (mode %04o)", l->addr.path,
-			s->cfg->socket_mode);
+		zkp_log(ZKP_LOG_INFO, "listening on unix:%s (mode %04o%s%s%s%s)", l->addr.path,
+			s->cfg->socket_mode, s->cfg->socket_owner ? ", owner " : "",
+			s->cfg->socket_owner ? s->cfg->socket_owner : "",
+			s->cfg->socket_group ? ", group " : "",
+			s->cfg->socket_group ? s->cfg->socket_group : "");
+	else if (l->tls)
+		zkp_log(ZKP_LOG_INFO, "listening on tcp:%s:%u (TLS%s)", l->addr.host, l->addr.port,
+			s->cfg->tls_client_ca ? ", client certificates required" : "");
 	else
-		zkp_log(ZKP_LOG_INFO, "listening on tcp:%s:%u", l->addr.host, l->addr.port);
+		zkp_log(ZKP_LOG_WARN, "listening on tcp:%s:%u in PLAINTEXT (server.tcp_plaintext)",
+			l->addr.host, l->addr.port);
 	return 0;
 }
 
@@ -517,6 +764,14 @@ static void finish(zkp_server *s)
 			uv_read_stop(&c->h.stream);
 			c->reading = false;
 		}
+		if (c->ssl && c->tls_up) {
+			ERR_clear_error();
+			SSL_shutdown(c->ssl); /* queues close_notify */
+			if (tls_flush(c)) {
+				free(req);
+				continue;
+			}
+		}
 		if (!req || uv_shutdown(req, &c->h.stream, on_shutdown_done)) {
 			free(req);
 			conn_close(c);
@@ -570,6 +825,47 @@ static void on_signal(uv_signal_t *h, int signum)
 
 /* ---- lifetime ---- */
 
+/* TLS context, the plaintext-TCP rule (again here: --listen bypasses the
+ * config file's check) and the bearer token. */
+static int setup_security(zkp_server *s, zkp_error *err)
+{
+	const zkp_config *cfg = s->cfg;
+	int rc;
+	if (cfg->tls_cert && cfg->tls_key) {
+		rc = zkp_tls_server_ctx(&s->tls_ctx, cfg->tls_cert, cfg->tls_key,
+					cfg->tls_client_ca, err);
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < cfg->n_listen && !s->tls_ctx && !cfg->tcp_plaintext; i++)
+		if (cfg->listen[i].kind == ZKP_ADDR_TCP)
+			return zkp_error_set(err, ZKP_ERR_CONFIG, "tcp:%s:%u without TLS: set "
+					     "tls.cert and tls.key, or server.tcp_plaintext = true "
+					     "for plaintext TCP", cfg->listen[i].host,
+					     cfg->listen[i].port);
+	if (!cfg->token_file)
+		return 0;
+	char *token = NULL;
+	struct stat st;
+	rc = zkp_token_read(&token, cfg->token_file, err);
+	if (rc)
+		return rc == ZKP_ERR_NOMEM ? rc : ZKP_ERR_CONFIG;
+	if (!stat(cfg->token_file, &st) && (st.st_mode & 077))
+		zkp_log(ZKP_LOG_WARN, "server.token_file %s is readable by others (mode %04o); "
+			"0600 keeps the token to zkpd's user", cfg->token_file,
+			(unsigned)(st.st_mode & 07777));
+	unsigned int n = 0;
+	int ok = EVP_Digest(token, strlen(token), s->token_sha256, &n, EVP_sha256(), NULL);
+	OPENSSL_cleanse(token, strlen(token));
+	free(token);
+	if (!ok || n != sizeof(s->token_sha256))
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "cannot hash the bearer token");
+	s->ctx.token_sha256 = s->token_sha256;
+	zkp_log(ZKP_LOG_INFO, "every connection must authenticate (server.token_file %s)",
+		cfg->token_file);
+	return 0;
+}
+
 int zkp_server_new(zkp_server **ret, const zkp_config *cfg, zkp_error *err)
 {
 	zkp_server *s = calloc(1, sizeof(*s));
@@ -580,9 +876,11 @@ int zkp_server_new(zkp_server **ret, const zkp_config *cfg, zkp_error *err)
 	s->cfg = cfg;
 	pthread_mutex_init(&s->shared_lock, NULL);
 	s->read_buf = malloc(READ_BUF_BYTES);
-	if (!s->read_buf || uv_loop_init(&s->loop)) {
+	s->plain_buf = malloc(READ_BUF_BYTES);
+	if (!s->read_buf || !s->plain_buf || uv_loop_init(&s->loop)) {
 		pthread_mutex_destroy(&s->shared_lock);
 		free(s->read_buf);
+		free(s->plain_buf);
 		free(s);
 		return zkp_error_set(err, ZKP_ERR_NOMEM, "cannot set up the event loop");
 	}
@@ -599,12 +897,16 @@ int zkp_server_new(zkp_server **ret, const zkp_config *cfg, zkp_error *err)
 	s->ctx.stats = &s->stats;
 	s->ctx.start = zkp_session_now();
 
+	rc = setup_security(s, err);
+	if (rc)
+		goto fail;
 	rc = zkp_engine_new(&s->engine, cfg, engine_notify, s, err);
 	if (rc)
 		goto fail;
 	s->ctx.engine = s->engine;
 	for (size_t i = 0; i < cfg->n_listen; i++) {
 		s->listeners[i].addr = cfg->listen[i];
+		s->listeners[i].tls = cfg->listen[i].kind == ZKP_ADDR_TCP && s->tls_ctx;
 		s->n_listeners = i + 1;
 		rc = listen_on(s, &s->listeners[i], err);
 		if (rc)
@@ -627,7 +929,9 @@ fail:
 	uv_run(&s->loop, UV_RUN_DEFAULT);
 	uv_loop_close(&s->loop);
 	pthread_mutex_destroy(&s->shared_lock);
+	SSL_CTX_free(s->tls_ctx);
 	free(s->read_buf);
+	free(s->plain_buf);
 	free(s);
 	return rc;
 }
@@ -655,7 +959,9 @@ void zkp_server_free(zkp_server *s)
 	if (uv_loop_close(&s->loop))
 		zkp_log(ZKP_LOG_WARN, "event loop closed with handles open");
 	pthread_mutex_destroy(&s->shared_lock);
+	SSL_CTX_free(s->tls_ctx);
 	free(s->read_buf);
+	free(s->plain_buf);
 	free(s);
 }
 

@@ -13,6 +13,10 @@
  *    hostile client cannot grow the daemon's memory without bound.
  *  - A broken or oversized frame is answered with an Error (call_id 0) and
  *    that connection alone is closed once the answer is sent.
+ *  - tcp: listeners speak TLS when tls.cert is set (tls.client_ca: a client
+ *    certificate is required); plaintext TCP only with server.tcp_plaintext.
+ *    A failed handshake closes that connection alone. With
+ *    server.token_file every connection authenticates first (session.h).
  *  - SIGTERM or SIGINT: stop accepting (listeners closed, the Unix socket
  *    file removed), cancel queued jobs, let running ones finish within
  *    server.shutdown_grace, then cancel them; when none runs, flush and

@@ -10,6 +10,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
 #include "metrics.h"
 #include "session.h"
 #include "status.h"
@@ -39,6 +42,7 @@ struct zkp_session {
 	size_t n_awaits, cap_awaits;
 	load_call *loads;
 	size_t n_loads, cap_loads;
+	bool authenticated;
 };
 
 double zkp_session_now(void)
@@ -460,6 +464,49 @@ static bool call_open(const zkp_session *s, uint64_t call_id)
 	return false;
 }
 
+/* The token gate of server.token_file, before a connection's first call
+ * runs. Returns 0 when env may be handled as usual (no token configured,
+ * already authenticated, or the right token: the Authenticate call is then
+ * answered by dispatch), ZKP_ERR_DENIED when it was refused (answered; the
+ * connection is to be closed). Tokens are compared as SHA-256 digests with
+ * CRYPTO_memcmp: the time taken says nothing about the token, its length
+ * included. */
+static int authenticate(zkp_session *s, const Zkpd__V1__Envelope *env)
+{
+	if (!s->ctx->token_sha256 || s->authenticated)
+		return 0;
+	if (env->body_case != ZKPD__V1__ENVELOPE__BODY_REQUEST ||
+	    env->request->call_case != ZKPD__V1__REQUEST__CALL_AUTHENTICATE) {
+		send_error(s, env->call_id, ZKP_ERR_DENIED,
+			   "authenticate first: this daemon requires a token");
+		return ZKP_ERR_DENIED;
+	}
+	uint64_t call_id = env->call_id;
+	const char *token = env->request->authenticate->token ?
+				    env->request->authenticate->token : "";
+	uint8_t digest[32];
+	unsigned int n = 0;
+	if (!EVP_Digest(token, strlen(token), digest, &n, EVP_sha256(), NULL) || n != 32) {
+		send_error(s, call_id, ZKP_ERR_NOMEM, "authenticate: cannot hash the token");
+		return ZKP_ERR_DENIED;
+	}
+	if (CRYPTO_memcmp(digest, s->ctx->token_sha256, 32) != 0) {
+		send_error(s, call_id, ZKP_ERR_DENIED, "authenticate: wrong token");
+		return ZKP_ERR_DENIED;
+	}
+	s->authenticated = true;
+	return 0;
+}
+
+static void call_authenticate(zkp_session *s, uint64_t call_id)
+{
+	Zkpd__V1__Response r = ZKPD__V1__RESPONSE__INIT;
+	Zkpd__V1__AuthenticateResponse ar = ZKPD__V1__AUTHENTICATE_RESPONSE__INIT;
+	r.call_case = ZKPD__V1__RESPONSE__CALL_AUTHENTICATE;
+	r.authenticate = &ar;
+	send_response(s, call_id, &r);
+}
+
 static void dispatch(zkp_session *s, uint64_t call_id, Zkpd__V1__Request *req)
 {
 	switch (req->call_case) {
@@ -497,6 +544,9 @@ static void dispatch(zkp_session *s, uint64_t call_id, Zkpd__V1__Request *req)
 	case ZKPD__V1__REQUEST__CALL_HEALTH:
 		call_health(s, call_id);
 		break;
+	case ZKPD__V1__REQUEST__CALL_AUTHENTICATE:
+		call_authenticate(s, call_id);
+		break;
 	default:
 		send_error(s, call_id, ZKP_ERR_PROTOCOL,
 			   "request names no call (or one this daemon does not know)");
@@ -513,7 +563,9 @@ int zkp_session_frame(zkp_session *s, const uint8_t *body, size_t len)
 		send_error(s, 0, rc, zkp_error_text(&err, rc));
 		return ZKP_ERR_PROTOCOL;
 	}
-	if (env->body_case != ZKPD__V1__ENVELOPE__BODY_REQUEST) {
+	if ((rc = authenticate(s, env)) < 0) {
+		/* refused and answered */
+	} else if (env->body_case != ZKPD__V1__ENVELOPE__BODY_REQUEST) {
 		send_error(s, env->call_id, ZKP_ERR_PROTOCOL,
 			   "expected an Envelope carrying a Request");
 	} else if (env->call_id == 0) {
@@ -525,7 +577,7 @@ int zkp_session_frame(zkp_session *s, const uint8_t *body, size_t len)
 		dispatch(s, env->call_id, env->request);
 	}
 	zkp_wire_free(env);
-	return 0;
+	return rc < 0 ? rc : 0;
 }
 
 /* ---- events ---- */

@@ -17,6 +17,10 @@
  *    connection after sending it. A well-formed Envelope that is not a
  *    valid call (no request, call_id 0, a call with a missing field) gets
  *    an Error with its call_id and the connection stays open.
+ *  - With ctx->token_sha256 set, the first call must be an Authenticate
+ *    with the token (compared in constant time). Any other call first, or
+ *    a wrong token, is answered with ERR_DENIED and zkp_session_frame
+ *    returns ZKP_ERR_DENIED: the server closes the connection after it.
  *
  * Threads: loop thread only (all of it).
  */
@@ -45,6 +49,8 @@ typedef struct {
 	const zkp_config *cfg;
 	const zkp_server_stats *stats;
 	double start; /* CLOCK_MONOTONIC seconds when the daemon started */
+	/* SHA-256 of server.token_file's token; NULL: no authentication */
+	const uint8_t *token_sha256;
 } zkp_session_ctx;
 
 /* Queues one frame for the connection; takes ownership of the malloc'd
@@ -58,7 +64,8 @@ zkp_session *zkp_session_new(const zkp_session_ctx *ctx, zkp_session_send_fn sen
 void zkp_session_free(zkp_session *s);
 
 /* One frame's body. Returns 0, or ZKP_ERR_PROTOCOL after answering an
- * unreadable body (the caller closes the connection once that is sent). */
+ * unreadable body, or ZKP_ERR_DENIED after refusing an unauthenticated
+ * call (in both cases the caller closes the connection once that is sent). */
 int zkp_session_frame(zkp_session *s, const uint8_t *body, size_t len);
 
 /* Sends the Error of call_id 0 for a frame the server could not read

@@ -4,7 +4,8 @@
  *
  * Ownership: the messages returned are heap trees owned by this module;
  * free them with the matching _free (not protobuf-c's free_unpacked).
- * Threads: loop thread.
+ * Threads: any thread, given a copy of the server's figures
+ * (zkp_server_stats_get) or the loop's own.
  */
 #ifndef ZKPD_DAEMON_STATUS_H
 #define ZKPD_DAEMON_STATUS_H

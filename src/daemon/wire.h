@@ -73,6 +73,38 @@ typedef struct zkp_client zkp_client;
  * the errno text), ZKP_ERR_NOMEM. */
 int zkp_client_connect(zkp_client **ret, const char *address, uint64_t max_frame,
 		       zkp_error *err);
+
+/* TLS for zkp_client_connect_tls. Strings are read during the call only. */
+typedef struct {
+	const char *ca_file;     /* PEM CAs the server's certificate must chain to;
+				  * NULL: the system's trust store */
+	const char *cert_file;   /* PEM client certificate (with key_file), or NULL */
+	const char *key_file;
+	const char *server_name; /* name or IP the certificate must carry; NULL:
+				  * the address's HOST */
+	int timeout_ms;          /* handshake; 0: 30 s */
+} zkp_client_tls;
+
+/* Connects to "tcp:HOST:PORT" and completes a TLS handshake (TLS 1.2 or
+ * later) that verifies the server's certificate and name. Afterwards the
+ * client is used as a plaintext one; zkp_client_fd is then only useful to
+ * wait for more bytes: records already received may hold a whole answer,
+ * so poll() on it is no sign that nothing is there. Errors: as
+ * zkp_client_connect; ZKP_ERR_CONFIG also for a unix: address or an
+ * unreadable CA, certificate or key file; ZKP_ERR_IO for a failed
+ * handshake (an untrusted certificate is named as such). */
+int zkp_client_connect_tls(zkp_client **ret, const char *address, uint64_t max_frame,
+			   const zkp_client_tls *tls, zkp_error *err);
+/* Sends Authenticate with token and waits at most timeout_ms (-1:
+ * forever) for its answer; call it first on a connection to a daemon with
+ * server.token_file. Errors: those of send and recv; ZKP_ERR_DENIED (a
+ * wrong token: the daemon closes the connection); ZKP_ERR_PROTOCOL. */
+int zkp_client_authenticate(zkp_client *c, const char *token, int timeout_ms, zkp_error *err);
+/* Reads a bearer token file: its bytes up to trailing white space (at most
+ * 4096), into a malloc'd string. Errors: ZKP_ERR_IO (cannot open or read;
+ * names the file), ZKP_ERR_CONFIG (empty, too long, a NUL byte),
+ * ZKP_ERR_NOMEM. */
+int zkp_token_read(char **ret, const char *path, zkp_error *err);
 void zkp_client_close(zkp_client *c);
 /* A fresh call id (1, 2, ...). */
 uint64_t zkp_client_next_call_id(zkp_client *c);

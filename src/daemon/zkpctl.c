@@ -65,6 +65,8 @@ struct cmd {
 struct ctl {
 	const struct cmd *cmd;
 	const char *address;
+	const char *tls_ca, *tls_cert, *tls_key; /* any set: TLS */
+	const char *token_file;
 	bool json;
 	double timeout_s; /* < 0: the command's default */
 	const char *args[2];
@@ -1107,6 +1109,28 @@ static int cmd_unload(struct ctl *x)
 	return load_unload(x, false);
 }
 
+/* The Authenticate call that opens a connection to a daemon with
+ * server.token_file. */
+static int authenticate(struct ctl *x)
+{
+	zkp_error err = { 0 };
+	char *token = NULL;
+	if (zkp_token_read(&token, x->token_file, &err)) {
+		fprintf(stderr, "zkpctl: %s\n", err.msg);
+		return ZKP_EXIT_USAGE;
+	}
+	Zkpd__V1__Envelope *in = NULL;
+	Zkpd__V1__AuthenticateRequest ar = ZKPD__V1__AUTHENTICATE_REQUEST__INIT;
+	Zkpd__V1__Request req = ZKPD__V1__REQUEST__INIT;
+	ar.token = token;
+	req.call_case = ZKPD__V1__REQUEST__CALL_AUTHENTICATE;
+	req.authenticate = &ar;
+	int ret = call(x, &req, ZKPD__V1__RESPONSE__CALL_AUTHENTICATE, wait_ms(x, false), &in);
+	zkp_wire_free(in);
+	free(token);
+	return ret;
+}
+
 static int cmd_health(struct ctl *x)
 {
 	Zkpd__V1__Envelope *in = NULL;
@@ -1167,7 +1191,9 @@ static const struct cmd *cmd_find(const char *name)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: zkpctl [--connect ADDRESS] [--json] [--timeout SECONDS] COMMAND ...\n\n"
+	fprintf(f, "usage: zkpctl [--connect ADDRESS] [--json] [--timeout SECONDS]\n"
+		   "              [--tls-ca FILE [--tls-cert FILE --tls-key FILE]] "
+		   "[--token-file FILE] COMMAND ...\n\n"
 		   "commands:\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %s\n", cmds[i].synopsis);
@@ -1186,6 +1212,12 @@ static void usage(FILE *f)
 		"options:\n"
 		"  --connect ADDRESS    unix:PATH or tcp:HOST:PORT (default: $ZKPD_ADDRESS, else\n"
 		"                       the daemon's default socket)\n"
+		"  --tls-ca FILE        speak TLS to tcp:HOST:PORT; the daemon's certificate must\n"
+		"                       chain to a CA in FILE (PEM) and name HOST\n"
+		"  --tls-cert FILE      client certificate (PEM), for a daemon with tls.client_ca\n"
+		"  --tls-key FILE       its private key (PEM)\n"
+		"  --token-file FILE    authenticate with the bearer token in FILE first (default:\n"
+		"                       $ZKPD_TOKEN_FILE), for a daemon with server.token_file\n"
 		"  --json               one JSON object per call result on stdout\n"
 		"  --timeout SECONDS    how long to wait for the answer (default: no limit for\n"
 		"                       prove, await and load, %g s for the others); a job still\n"
@@ -1263,10 +1295,16 @@ static int parse_args(struct ctl *x, int argc, char **argv)
 			x->json = true;
 			continue;
 		}
-		if (!strcmp(a, "--connect")) {
+		const char **global = !strcmp(a, "--connect")	  ? &x->address :
+				      !strcmp(a, "--tls-ca")	  ? &x->tls_ca :
+				      !strcmp(a, "--tls-cert")	  ? &x->tls_cert :
+				      !strcmp(a, "--tls-key")	  ? &x->tls_key :
+				      !strcmp(a, "--token-file") ? &x->token_file :
+								   NULL;
+		if (global) {
 			if (!more)
 				return bad_usage("%s needs a value", a);
-			x->address = argv[++i];
+			*global = argv[++i];
 			continue;
 		}
 		if (!strcmp(a, "--timeout")) {
@@ -1388,6 +1426,13 @@ int main(int argc, char **argv)
 		}
 	}
 	x.tty = isatty(STDERR_FILENO);
+	if (!x.token_file) {
+		const char *env = getenv("ZKPD_TOKEN_FILE");
+		if (env && *env)
+			x.token_file = env;
+	}
+	if (!x.tls_cert != !x.tls_key)
+		return bad_usage("%s", "--tls-cert and --tls-key go together");
 
 	/* the witness is read before connecting: a bad path is a usage error */
 	if ((x.cmd->fn == cmd_prove || x.cmd->fn == cmd_submit) && !x.witness_path &&
@@ -1397,11 +1442,27 @@ int main(int argc, char **argv)
 		return ZKP_EXIT_USAGE;
 	}
 	zkp_error err = { 0 };
-	int rc = zkp_client_connect(&x.c, x.address, ANSWER_MAX_FRAME, &err);
+	int rc;
+	if (x.tls_ca || x.tls_cert) {
+		zkp_client_tls tls = { .ca_file = x.tls_ca, .cert_file = x.tls_cert,
+				       .key_file = x.tls_key };
+		if (x.timeout_s > 0) /* the handshake is part of the wait */
+			tls.timeout_ms = x.timeout_s * 1000.0 < 1 ? 1 :
+					 x.timeout_s * 1000.0 > INT32_MAX ? INT32_MAX :
+					 (int)(x.timeout_s * 1000.0);
+		rc = zkp_client_connect_tls(&x.c, x.address, ANSWER_MAX_FRAME, &tls, &err);
+	} else {
+		rc = zkp_client_connect(&x.c, x.address, ANSWER_MAX_FRAME, &err);
+	}
 	if (rc) {
 		fprintf(stderr, "zkpctl: %s\n", zkp_error_text(&err, rc));
 		ret = rc == ZKP_ERR_CONFIG ? ZKP_EXIT_USAGE : ZKP_EXIT_CONNECT;
 		goto out;
+	}
+	if (x.token_file) {
+		ret = authenticate(&x);
+		if (ret)
+			goto out;
 	}
 	ret = x.cmd->fn(&x);
 out:

@@ -999,9 +999,15 @@ static void test_sigterm_drain(void **state)
 	env.body_case = ZKPD__V1__ENVELOPE__BODY_REQUEST;
 	env.request = &req;
 	assert_int_equal(zkp_client_send(c, &env, &err), 0);
-	in = recv_one(c);
-	assert_int_equal(in->body_case, ZKPD__V1__ENVELOPE__BODY_PROGRESS);
-	zkp_wire_free(in);
+	/* SIGTERM cancels queued jobs: wait until this one runs. */
+	for (;;) {
+		in = recv_one(c);
+		assert_int_equal(in->body_case, ZKPD__V1__ENVELOPE__BODY_PROGRESS);
+		bool running = in->progress->state == ZKPD__V1__JOB_STATE__JOB_STATE_RUNNING;
+		zkp_wire_free(in);
+		if (running)
+			break;
+	}
 
 	assert_int_equal(kill(daemon_pid, SIGTERM), 0);
 	/* The running job still ends with its proof on this connection. */

@@ -86,6 +86,9 @@ static void assert_same_config(const zkp_config *a, const zkp_config *b)
 	assert_int_equal(a->critical_reserve, b->critical_reserve);
 	assert_int_equal(a->purge_between_stages, b->purge_between_stages);
 	assert_int_equal(a->log_level, b->log_level);
+	assert_int_equal(a->log_format, b->log_format);
+	assert_string_equal(a->http_listen.host, b->http_listen.host);
+	assert_int_equal(a->http_listen.port, b->http_listen.port);
 	assert_int_equal(a->n_circuits, b->n_circuits);
 }
 
@@ -145,6 +148,7 @@ static void test_values(void **state)
 	expect_ok(&cfg, "# comment\n"
 			"[server]\n"
 			"listen = unix:/run/a.sock, tcp:127.0.0.1:9000 ; inline comment\n"
+			"tcp_plaintext = yes\n"
 			"socket_mode = 600\n"
 			"max_frame_bytes = 2GiB\n"
 			"max_connections = 10\n"
@@ -332,14 +336,15 @@ static void test_structure_errors(void **state)
 	expect_err("[server]\nlisten_on = unix:/x\n",
 		   "t.ini:2: server.listen_on: unknown key (expected one of listen, "
 		   "socket_mode, max_frame_bytes, max_connections, conn_buffer_bytes, "
-		   "idle_timeout, shutdown_grace, witness_dir, max_queued, job_history)");
+		   "idle_timeout, shutdown_grace, witness_dir, max_queued, job_history, "
+		   "tcp_plaintext, token_file, socket_owner, socket_group)");
 	expect_err("[log]\n[bogus]\nlevel = info\n",
-		   "t.ini:2: [bogus]: unknown section (expected server, gpus, pipeline, "
-		   "synthesis, memory, log or circuit.NAME)");
+		   "t.ini:2: [bogus]: unknown section (expected server, tls, gpus, "
+		   "pipeline, synthesis, memory, log, http or circuit.NAME)");
 	/* a section with no keys is still checked */
 	expect_err("[bogus]\n",
-		   "t.ini:1: [bogus]: unknown section (expected server, gpus, pipeline, "
-		   "synthesis, memory, log or circuit.NAME)");
+		   "t.ini:1: [bogus]: unknown section (expected server, tls, gpus, "
+		   "pipeline, synthesis, memory, log, http or circuit.NAME)");
 	expect_err("level = info\n",
 		   "t.ini:1: level: key outside any section (expected a [section] line before "
 		   "it)");
@@ -443,8 +448,8 @@ static void test_circuits(void **state)
 		   "[circuit.x]\npce = a\nkey = b\nkey_format = zkey\n",
 		   "t.ini:9: [circuit.x]: circuit defined twice (expected one section per "
 		   "circuit)");
-	expect_err("[circuit]\n", "t.ini:1: [circuit]: unknown section (expected server, gpus, "
-				  "pipeline, synthesis, memory, log or circuit.NAME)");
+	expect_err("[circuit]\n", "t.ini:1: [circuit]: unknown section (expected server, tls, "
+				  "gpus, pipeline, synthesis, memory, log, http or circuit.NAME)");
 }
 
 static void test_load(void **state)
@@ -558,7 +563,7 @@ static void test_addresses(void **state)
 
 	/* in the config file */
 	zkp_config cfg;
-	expect_ok(&cfg, "[server]\nlisten = tcp:[::1]:9000\n");
+	expect_ok(&cfg, "[server]\nlisten = tcp:[::1]:9000\ntcp_plaintext = true\n");
 	assert_int_equal(cfg.n_listen, 1);
 	assert_string_equal(cfg.listen[0].host, "::1");
 	zkp_config_release(&cfg);
@@ -581,6 +586,173 @@ static void test_addresses(void **state)
 	zkp_address_default(def, sizeof(def));
 	assert_string_equal(def, "unix:/tmp/zkpd.sock");
 	unsetenv("XDG_RUNTIME_DIR");
+}
+
+static void test_tls_and_auth(void **state)
+{
+	(void)state;
+	zkp_config cfg;
+	expect_ok(&cfg, "[server]\nlisten = tcp:127.0.0.1:9000, unix:/run/z.sock\n"
+			"token_file = /etc/zkpd/token\nsocket_owner = 0\nsocket_group = 0\n"
+			"[tls]\ncert = /etc/zkpd/cert.pem\nkey = /etc/zkpd/key.pem\n"
+			"client_ca = /etc/zkpd/ca.pem\n");
+	assert_false(cfg.tcp_plaintext);
+	assert_string_equal(cfg.tls_cert, "/etc/zkpd/cert.pem");
+	assert_string_equal(cfg.tls_key, "/etc/zkpd/key.pem");
+	assert_string_equal(cfg.tls_client_ca, "/etc/zkpd/ca.pem");
+	assert_string_equal(cfg.token_file, "/etc/zkpd/token");
+	assert_string_equal(cfg.socket_owner, "0");
+	assert_string_equal(cfg.socket_group, "0");
+	zkp_config_release(&cfg);
+	expect_ok(&cfg, "[server]\nsocket_owner = root\nsocket_group = root\n");
+	zkp_config_release(&cfg);
+
+	expect_err("[server]\nmax_queued = 5\nlisten = tcp:127.0.0.1:9000\n",
+		   "t.ini:3: server.listen: tcp:127.0.0.1:9000 without TLS (expected tls.cert and "
+		   "tls.key, or server.tcp_plaintext = true for plaintext TCP)");
+	expect_err("[server]\nlisten = tcp:h:1\n[tls]\ncert = c.pem\n",
+		   "t.ini:4: tls.cert: set without tls.key (expected both or neither)");
+	expect_err("[tls]\nkey = k.pem\n",
+		   "t.ini:2: tls.key: set without tls.cert (expected both or neither)");
+	expect_err("[tls]\nclient_ca = ca.pem\n",
+		   "t.ini:2: tls.client_ca: set without tls.cert and tls.key (expected a server "
+		   "certificate to verify clients with)");
+	expect_err("[server]\n\nsocket_owner = no-such-user-zkpd\n",
+		   "t.ini:3: server.socket_owner: no user \"no-such-user-zkpd\" (expected a user "
+		   "name or uid)");
+	expect_err("[server]\nsocket_group = no-such-group-zkpd\n",
+		   "t.ini:2: server.socket_group: no group \"no-such-group-zkpd\" (expected a "
+		   "group name or gid)");
+	expect_err("[server]\ntcp_plaintext = maybe\n",
+		   "t.ini:2: server.tcp_plaintext: bad boolean \"maybe\" (expected true, false, "
+		   "yes, no, on, off, 1 or 0)");
+	expect_err("[tls]\nciphers = x\n",
+		   "t.ini:2: tls.ciphers: unknown key (expected one of cert, key, client_ca)");
+}
+
+/* Reads what f captured from stderr into buf. */
+static void read_captured(FILE *f, char *buf, size_t size)
+{
+	rewind(f);
+	size_t n = fread(buf, 1, size - 1, f);
+	buf[n] = 0;
+	fclose(f);
+}
+
+static void test_http_and_log_format(void **state)
+{
+	(void)state;
+	zkp_config cfg;
+	zkp_config_init(&cfg);
+	assert_int_equal(cfg.http_listen.port, 0); /* off */
+	assert_int_equal(cfg.log_format, ZKP_LOG_TEXT);
+	zkp_config_release(&cfg);
+
+	expect_ok(&cfg, "[http]\nlisten = 127.0.0.1:9464\n[log]\nformat = json\n");
+	assert_int_equal(cfg.http_listen.kind, ZKP_ADDR_TCP);
+	assert_string_equal(cfg.http_listen.host, "127.0.0.1");
+	assert_int_equal(cfg.http_listen.port, 9464);
+	assert_int_equal(cfg.log_format, ZKP_LOG_JSON);
+	zkp_config_release(&cfg);
+	expect_ok(&cfg, "[http]\nlisten = [::1]:65535\n");
+	assert_string_equal(cfg.http_listen.host, "::1");
+	assert_int_equal(cfg.http_listen.port, 65535);
+	zkp_config_release(&cfg);
+	expect_ok(&cfg, "[http]\nlisten = localhost:1\n");
+	assert_string_equal(cfg.http_listen.host, "localhost");
+	assert_int_equal(cfg.http_listen.port, 1);
+	zkp_config_release(&cfg);
+	expect_ok(&cfg, "[http]\nlisten =\n");
+	assert_int_equal(cfg.http_listen.port, 0);
+	zkp_config_release(&cfg);
+
+	expect_err("[http]\nlisten = 127.0.0.1\n",
+		   "t.ini:2: http.listen: no port in \"127.0.0.1\" (expected HOST:PORT)");
+	expect_err("[http]\nlisten = 127.0.0.1:0\n",
+		   "t.ini:2: http.listen: bad port \"0\" in \"127.0.0.1:0\" (expected 1..65535)");
+	expect_err("[http]\nlisten = 127.0.0.1:65536\n",
+		   "t.ini:2: http.listen: bad port \"65536\" in \"127.0.0.1:65536\" (expected "
+		   "1..65535)");
+	expect_err("[http]\nlisten = ::1:9464\n",
+		   "t.ini:2: http.listen: bad host in \"::1:9464\" (expected [ADDR]:PORT for "
+		   "IPv6)");
+	expect_err("[http]\nlisten = [::1]9464\n",
+		   "t.ini:2: http.listen: bad IPv6 address in \"[::1]9464\" (expected "
+		   "[ADDR]:PORT)");
+	expect_err("[http]\nlisten = :9464\n",
+		   "t.ini:2: http.listen: empty host in \":9464\" (expected 1 to 255 bytes)");
+	expect_err("[http]\nlisten = 127.0.0.1:x\n",
+		   "t.ini:2: http.listen: bad port \"x\" in \"127.0.0.1:x\" (expected 1..65535)");
+	expect_err("[http]\nport = 1\n",
+		   "t.ini:2: http.port: unknown key (expected one of listen)");
+	expect_err("[log]\nformat = xml\n",
+		   "t.ini:2: log.format: bad value \"xml\" (expected text or json)");
+
+	/* JSON lines, on a captured stderr */
+	FILE *tmp = tmpfile();
+	assert_non_null(tmp);
+	int saved = dup(STDERR_FILENO);
+	assert_true(saved >= 0);
+	assert_true(dup2(fileno(tmp), STDERR_FILENO) >= 0);
+	zkp_log_init("zkpd", ZKP_LOG_INFO);
+	zkp_log_set_format(ZKP_LOG_JSON);
+	assert_int_equal(zkp_log_get_format(), ZKP_LOG_JSON);
+	zkp_log(ZKP_LOG_WARN, "quote \" back\\slash\ttab\x01 \xc3\xa9 bad \xff end\n");
+	zkp_log_with(ZKP_LOG_INFO, "\"job\":17,\"state\":\"done\"", "job %d done", 17);
+	zkp_log(ZKP_LOG_DEBUG, "dropped");
+	zkp_log_set_format(ZKP_LOG_TEXT);
+	zkp_log_with(ZKP_LOG_INFO, "\"job\":18", "job %d text", 18);
+	assert_true(dup2(saved, STDERR_FILENO) >= 0);
+	close(saved);
+
+	char buf[2048], head[128];
+	read_captured(tmp, buf, sizeof(buf));
+	char *l1 = buf, *l2 = strchr(l1, '\n');
+	assert_non_null(l2);
+	*l2++ = 0;
+	char *l3 = strchr(l2, '\n');
+	assert_non_null(l3);
+	*l3++ = 0;
+	/* {"ts":"2026-12-02T14:55:01.123Z","level":... */
+	assert_int_equal(strncmp(l1, "{\"ts\":\"", 7), 0);
+	assert_int_equal(l1[7 + 10], 'T');
+	assert_int_equal(l1[7 + 23], 'Z');
+	snprintf(head, sizeof(head), "\",\"level\":\"warn\",\"prog\":\"zkpd\",\"pid\":%ld,",
+		 (long)getpid());
+	assert_int_equal(strncmp(l1 + 7 + 24, head, strlen(head)), 0);
+	assert_string_equal(l1 + 7 + 24 + strlen(head),
+			    "\"msg\":\"quote \\\" back\\\\slash\\ttab\\u0001 \xc3\xa9 bad \\ufffd "
+			    "end\"}");
+	snprintf(head, sizeof(head), "\",\"level\":\"info\",\"prog\":\"zkpd\",\"pid\":%ld,",
+		 (long)getpid());
+	assert_int_equal(strncmp(l2 + 7 + 24, head, strlen(head)), 0);
+	assert_string_equal(l2 + 7 + 24 + strlen(head),
+			    "\"msg\":\"job 17 done\",\"job\":17,\"state\":\"done\"}");
+	/* text lines show the message alone */
+	char *tail = strstr(l3, " INFO: ");
+	assert_non_null(tail);
+	assert_string_equal(tail, " INFO: job 18 text\n");
+
+	/* a message longer than a line is cut inside the string, never the object */
+	tmp = tmpfile();
+	assert_non_null(tmp);
+	saved = dup(STDERR_FILENO);
+	assert_true(dup2(fileno(tmp), STDERR_FILENO) >= 0);
+	zkp_log_set_format(ZKP_LOG_JSON);
+	char longmsg[6000];
+	memset(longmsg, '"', sizeof(longmsg) - 1);
+	longmsg[sizeof(longmsg) - 1] = 0;
+	zkp_log_with(ZKP_LOG_ERROR, "\"k\":1", "%s", longmsg);
+	zkp_log_set_format(ZKP_LOG_TEXT);
+	assert_true(dup2(saved, STDERR_FILENO) >= 0);
+	close(saved);
+	static char big[8192];
+	read_captured(tmp, big, sizeof(big));
+	size_t len = strlen(big);
+	assert_true(len <= 4096);
+	assert_string_equal(big + len - 9, "\",\"k\":1}\n");
+	assert_int_equal(big[len - 10], '"'); /* the last escape is whole: \" */
+	assert_int_equal(big[len - 11], '\\');
 }
 
 static void test_docs_current(void **state)
@@ -677,6 +849,8 @@ int main(void)
 		cmocka_unit_test(test_circuits),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_addresses),
+		cmocka_unit_test(test_tls_and_auth),
+		cmocka_unit_test(test_http_and_log_format),
 		cmocka_unit_test(test_docs_current),
 		cmocka_unit_test(test_log),
 	};

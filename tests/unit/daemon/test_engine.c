@@ -380,6 +380,14 @@ static void test_one_proof(void **state)
 	assert_int_equal(st.jobs_done, 1);
 	assert_int_equal(st.reserved, 0);
 	assert_true(st.n_snaps >= 6);
+	/* Histogram: each stage ran once, so its cumulative buckets step from
+	 * 0 to 1 at the first bound not below its seconds. */
+	for (int s = ZKP_STAGE_WITNESS; s <= ZKP_STAGE_VERIFY; s++) {
+		assert_int_equal(st.stage_count[s], 1);
+		for (int b = 0; b < ZKP_STAGE_BUCKETS; b++)
+			assert_int_equal(st.stage_buckets[s][b],
+					 st.stage_seconds[s] <= zkp_stage_bucket_le[b]);
+	}
 	assert_int_equal(st.n_circuits, 3);
 	assert_true(st.circuits[0].loaded);
 	assert_true(st.circuits[0].insecure_dev_key);

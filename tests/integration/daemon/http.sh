@@ -1,0 +1,252 @@
+#!/usr/bin/env bash
+# zkpd's HTTP endpoint and JSON logs end to end: a zkpd configured with
+# [http] listen on a free loopback port and [log] format = json proves one
+# job of the demo circuit, then curl checks /metrics (# TYPE lines, the job
+# counter, the stage histogram), /status (JSON naming the circuit), /healthz
+# (200, then 503 while draining), 404 and 405; every log line is one JSON
+# object and each job's summary line is there (done, failed); a second zkpd
+# on the same HTTP port does not start (exit 1, naming the address).
+# Usage: http.sh BUILD_DIR WORK_DIR. Exit 77 (skipped) without curl.
+set -euo pipefail
+
+if ! command -v curl >/dev/null 2>&1; then
+	echo "skip: curl not installed"
+	exit 77
+fi
+
+build=$(cd "$1" && pwd)
+work=$2
+zkpd=$build/src/daemon/zkpd
+zkpctl=$build/src/daemon/zkpctl
+
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+work=$(pwd)
+demo=$work/demo
+
+# A Unix socket path is limited to 107 bytes; fall back to /tmp for long
+# work dirs.
+sockdir=$work
+if [ "${#work}" -gt 90 ]; then
+	sockdir=$(mktemp -d /tmp/zkpd-http.XXXXXX)
+fi
+sock=$sockdir/zkpd.sock
+
+pass=0
+failed=0
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL - $1 ($2)"; }
+check() {
+	local what=$1 details=$2
+	shift 2
+	if "$@"; then ok "$what"; else bad "$what" "$details"; fi
+}
+has() { grep -q -- "$1" "$2"; }
+
+pids=()
+cleanup() {
+	local status=$?
+	for p in "${pids[@]}"; do
+		if kill -0 "$p" 2>/dev/null; then
+			kill -KILL "$p" 2>/dev/null || true
+			wait "$p" 2>/dev/null || true
+		fi
+	done
+	[ "$sockdir" = "$work" ] || rm -rf "$sockdir"
+	exit "$status"
+}
+trap cleanup EXIT
+
+# start LOG ARGS...: starts zkpd in the background ($pid) and waits until it
+# answers Health on $sock or exits; $up says which
+pid=
+up=no
+start() {
+	local log=$1
+	shift
+	"$zkpd" "$@" >"$log" 2>&1 &
+	pid=$!
+	pids+=("$pid")
+	up=no
+	for _ in $(seq 600); do
+		kill -0 "$pid" 2>/dev/null || break
+		if "$zkpctl" --connect "unix:$sock" --timeout 2 health >/dev/null 2>&1; then
+			up=yes
+			return
+		fi
+		sleep 0.1
+	done
+}
+stop() {
+	kill -TERM "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+
+# --- the demo circuit's files, made by a demo-mode zkpd --------------------
+
+start demo.log --listen "unix:$sock" --demo-dir "$demo"
+if [ "$up" != yes ]; then
+	bad "demo-mode zkpd makes the demo circuit" "log: $(tail -5 demo.log | tr '\n' ' ')"
+	exit 1
+fi
+stop
+ok "demo-mode zkpd makes the demo circuit"
+
+# --- zkpd with [http] and [log] format = json --------------------------------
+
+# config PORT: the configuration, HTTP on 127.0.0.1:PORT
+config() {
+	cat >zkpd.conf <<EOF
+[server]
+listen = unix:$sock
+witness_dir = $demo
+shutdown_grace = 30s
+
+[log]
+format = json
+
+[http]
+listen = 127.0.0.1:$1
+
+[circuit.demo]
+pce = $demo/demo.pce
+key = $demo/demo.INSECURE-DEV.params
+key_format = bellman
+preload = true
+EOF
+}
+
+# A free port: try random ones until zkpd binds one (a taken port makes it
+# exit 1 at once, before it listens on its socket).
+port=
+for _ in $(seq 20); do
+	p=$((20000 + RANDOM % 40000))
+	config "$p"
+	start zkpd.log --config zkpd.conf
+	if [ "$up" = yes ]; then
+		port=$p
+		break
+	fi
+	wait "$pid" 2>/dev/null || true
+	if ! has 'cannot listen' zkpd.log; then
+		break
+	fi
+done
+if [ -z "$port" ]; then
+	bad "zkpd starts with http.listen" "log: $(tail -5 zkpd.log | tr '\n' ' ')"
+	exit 1
+fi
+ok "zkpd starts with http.listen = 127.0.0.1:$port"
+zpid=$pid
+url=http://127.0.0.1:$port
+
+rc=0
+timeout 120 "$zkpctl" --connect "unix:$sock" prove demo "$demo/demo.wtns" --out p.bin \
+	>prove.out 2>&1 || rc=$?
+check "zkpctl proves a job" "exit $rc: $(tail -3 prove.out | tr '\n' ' ')" test "$rc" -eq 0
+
+# get PATH [CURL ARGS...]: body in body.txt, status in $code, type in $ctype
+code=
+ctype=
+get() {
+	local path=$1
+	shift
+	local out
+	out=$(curl -sS -o body.txt -w '%{http_code} %{content_type}' --max-time 10 "$@" \
+		"$url$path" 2>curl.err) || out="000 none"
+	code=${out%% *}
+	ctype=${out#* }
+}
+
+get /metrics
+check "/metrics answers 200" "code $code" test "$code" = 200
+check "/metrics is Prometheus text 0.0.4" "type $ctype" grep -q 'text/plain; version=0.0.4' <<<"$ctype"
+check "/metrics has # TYPE lines" "$(head -c 300 body.txt)" has '^# TYPE zkpd_jobs_total counter$' body.txt
+check "/metrics counts the done job" "$(grep jobs_total body.txt | tr '\n' ' ')" \
+	has '^zkpd_jobs_total{state="done"} 1$' body.txt
+check "/metrics has the stage histogram type" "$(grep -c duration body.txt)" \
+	has '^# TYPE zkpd_stage_duration_seconds histogram$' body.txt
+check "/metrics has stage buckets" "$(grep duration_seconds_bucket body.txt | head -3 | tr '\n' ' ')" \
+	grep -Eq '^zkpd_stage_duration_seconds_bucket\{stage="msm",le="0\.001"\} [01]$' body.txt
+check "/metrics has the +Inf bucket" "$(grep 'le="+Inf"' body.txt | tr '\n' ' ')" \
+	has '^zkpd_stage_duration_seconds_bucket{stage="msm",le="+Inf"} 1$' body.txt
+check "/metrics has _sum and _count" "$(grep -E '_(sum|count)' body.txt | head -4 | tr '\n' ' ')" \
+	grep -Eq '^zkpd_stage_duration_seconds_count\{stage="witness"\} 1$' body.txt
+check "/metrics has the histogram _sum" "" grep -Eq '^zkpd_stage_duration_seconds_sum\{stage="verify"\} [0-9.e-]+$' body.txt
+
+get /status
+check "/status answers 200" "code $code" test "$code" = 200
+check "/status is JSON" "type $ctype" grep -q 'application/json' <<<"$ctype"
+check "/status is one object" "$(head -c 200 body.txt)" grep -Eq '^\{".*\}$' body.txt
+check "/status names the demo circuit, loaded" "$(head -c 400 body.txt)" \
+	has '"name":"demo","loaded":true' body.txt
+check "/status counts the done job" "$(head -c 400 body.txt)" has '"jobs_done":1' body.txt
+
+get /healthz
+check "/healthz answers 200 ok" "code $code, body $(cat body.txt)" test "$code" = 200 -a "$(cat body.txt)" = ok
+get /nope
+check "/nope answers 404" "code $code" test "$code" = 404
+get /metrics -X POST -d x=1
+check "POST answers 405" "code $code" test "$code" = 405
+get /metrics -I
+check "HEAD /metrics answers 200" "code $code" test "$code" = 200
+
+# A job that fails logs its summary with the error code.
+head -c 1000 "$demo/demo.wtns" >trunc.wtns
+rc=0
+timeout 60 "$zkpctl" --connect "unix:$sock" prove demo trunc.wtns --out x.bin >fail.out 2>&1 || rc=$?
+check "a truncated witness fails the job" "exit $rc" test "$rc" -eq 1
+
+# --- a second zkpd on the same HTTP port -------------------------------------
+
+sed "s|unix:$sock|unix:$sockdir/second.sock|" zkpd.conf >second.conf
+rc=0
+timeout 60 "$zkpd" --config second.conf >second.log 2>&1 || rc=$?
+check "a second zkpd on the same http port exits 1" "exit $rc" test "$rc" -eq 1
+check "its message names the address" "$(tail -2 second.log | tr '\n' ' ')" \
+	grep -q "http.listen 127.0.0.1:$port: cannot listen: Address already in use" second.log
+
+# --- draining ------------------------------------------------------------------
+
+rc=0
+"$zkpctl" --connect "unix:$sock" submit demo "$demo/demo.wtns" >submit.out 2>&1 || rc=$?
+check "submit a job before SIGTERM" "exit $rc" test "$rc" -eq 0
+# The job is admitted within milliseconds; it runs for a few hundred.
+for _ in $(seq 50); do
+	grep -q '"msg":"job 3 ' zkpd.log && break
+	curl -s "$url/metrics" | grep -q '^zkpd_jobs_running 1$' && break
+	sleep 0.01
+done
+kill -TERM "$zpid"
+# The server's figures reach the endpoint within 100 ms.
+for _ in $(seq 20); do
+	get /healthz
+	[ "$code" = 200 ] || break
+	sleep 0.05
+done
+check "/healthz answers 503 while draining" "code $code, body $(cat body.txt 2>/dev/null)" \
+	test "$code" = 503
+rc=0
+for _ in $(seq 300); do kill -0 "$zpid" 2>/dev/null || break; sleep 0.1; done
+wait "$zpid" || rc=$?
+check "zkpd exits 0 on SIGTERM" "exit $rc" test "$rc" -eq 0
+
+# --- JSON log lines -----------------------------------------------------------
+
+line='^\{"ts":"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]{12}Z","level":"(error|warn|info|debug)","prog":"zkpd","pid":[0-9]+,"msg":"([^"\\]|\\.)*"(,"[a-z_]+":.*)?\}$'
+n=$(wc -l <zkpd.log)
+nbad=$(grep -Evc "$line" zkpd.log || true)
+check "every log line is one JSON object ($n lines)" "$(grep -Ev "$line" zkpd.log | head -2)" \
+	test "$n" -gt 0 -a "$nbad" -eq 0
+summary='"msg":"job 1 done: circuit demo priority normal queue [0-9.]+ s total [0-9.]+ s \| witness [0-9.]+ s [0-9.]+ MiB \| eval [^"]* \| verify [0-9.]+ s [0-9.]+ MiB"'
+check "the job's summary line" "$(grep '"job":1' zkpd.log | head -1)" grep -Eq "$summary" zkpd.log
+check "the summary's JSON members" "$(grep '"job":1' zkpd.log | head -1)" \
+	grep -Eq '"job":1,"circuit":"demo","priority":"normal","state":"done","queue_seconds":[0-9.]+,"total_seconds":[0-9.]+,"stages":\{.*"msm":\{"seconds":[0-9.]+,"rss_mib":[0-9.]+\}.*\}\}$' zkpd.log
+check "the failed job's summary line" "$(grep '"job":2' zkpd.log | head -1)" \
+	grep -Eq '"msg":"job 2 failed: circuit demo priority normal error ERR_[A-Z_]+ queue [0-9.]+ s total [0-9.]+ s.*","job":2,"circuit":"demo","priority":"normal","state":"failed","error":"ERR_[A-Z_]+",' zkpd.log
+check "the drained job's summary line" "$(grep '"job":3' zkpd.log | head -1)" \
+	grep -Eq '"msg":"job 3 (done|cancelled): circuit demo' zkpd.log
+
+echo "# $pass passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,261 @@
+#!/usr/bin/env bash
+# TLS and authentication end to end: zkpd serving a small circuit on a Unix
+# socket and a TLS port, zkpctl against it. Checks: a proof over TLS that
+# `zkp verify` accepts; a plaintext client on the TLS port and a client
+# trusting another CA both fail cleanly (exit 3) while the daemon keeps
+# serving; with tls.client_ca, no client certificate or one from another CA
+# fails and the right one works; with server.token_file, a missing or wrong
+# token is refused with ERR_DENIED (exit 5) and the connection closed, the
+# right one works, on TCP and on the Unix socket; a tcp: address without TLS
+# and without server.tcp_plaintext fails --check-config; socket_mode,
+# socket_owner and socket_group reach the socket file.
+#
+# Every key and certificate here is made at run time in WORK_DIR by the
+# openssl command, for this test only.
+# Usage: tls.sh BUILD_DIR WORK_DIR
+set -euo pipefail
+
+build=$(cd "$1" && pwd)
+work=$2
+zkpd=$build/src/daemon/zkpd
+zkpctl=$build/src/daemon/zkpctl
+zkp=$build/src/tools/zkp
+
+command -v openssl >/dev/null || { echo "SKIP: no openssl command"; exit 77; }
+
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+work=$(pwd)
+
+sockdir=
+sock=$work/zkpd.sock
+if [ "${#sock}" -gt 100 ]; then
+	sockdir=$(mktemp -d /tmp/zkpd-tls.XXXXXX)
+	sock=$sockdir/zkpd.sock
+fi
+
+pass=0
+failed=0
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL - $1 ($2)"; }
+check() {
+	local what=$1 details=$2
+	shift 2
+	if "$@"; then ok "$what"; else bad "$what" "$details"; fi
+}
+rc=0
+run() {
+	rc=0
+	timeout 60 "$@" >out.txt 2>err.txt || rc=$?
+}
+said() { printf 'exit %s; stdout: %s; stderr: %s' "$rc" "$(head -c 400 out.txt | tr '\n' ' ')" \
+	"$(head -c 400 err.txt | tr '\n' ' ')"; }
+expect() {
+	local want=$1 what=$2
+	shift 2
+	run "$@"
+	if [ "$rc" -eq "$want" ]; then ok "$what"; else bad "$what" "wanted exit $want; $(said)"; fi
+}
+has() { grep -q -- "$1" "$2"; }
+
+pid=
+stop_zkpd() {
+	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+		kill -TERM "$pid" 2>/dev/null || true
+		for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	[ -z "$pid" ] || wait "$pid" 2>/dev/null || true
+	pid=
+}
+cleanup() {
+	local status=$?
+	stop_zkpd
+	[ -z "$sockdir" ] || rm -rf "$sockdir"
+	exit "$status"
+}
+trap cleanup EXIT
+
+# --- test-only keys and certificates -----------------------------------
+
+pki=$work/pki-test-only
+mkdir -p "$pki"
+# ca NAME: a self-signed CA
+ca() {
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+		-keyout "$pki/$1.key" -out "$pki/$1.pem" -subj "/CN=zkpd $1 (test only)" \
+		-addext basicConstraints=critical,CA:TRUE \
+		-addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
+}
+# leaf NAME CA EXTENSIONS: a key and a certificate NAME signs
+leaf() {
+	printf '%b\n' "$3" >"$pki/$1.ext"
+	openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-keyout "$pki/$1.key" -out "$pki/$1.csr" -subj "/CN=zkpd $1 (test only)" 2>/dev/null
+	openssl x509 -req -in "$pki/$1.csr" -CA "$pki/$2.pem" -CAkey "$pki/$2.key" \
+		-CAcreateserial -days 2 -out "$pki/$1.pem" -extfile "$pki/$1.ext" 2>/dev/null
+}
+ca ca
+ca other-ca
+leaf server ca 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth'
+leaf client ca 'extendedKeyUsage=clientAuth'
+leaf stranger other-ca 'extendedKeyUsage=clientAuth'
+chmod 600 "$pki"/*.key
+check "test certificates made" "openssl failed" test -s "$pki/stranger.pem"
+
+printf 'test-only-token-%s\n' "$RANDOM$RANDOM" >token
+printf 'not-the-token\n' >wrong-token
+chmod 600 token wrong-token
+
+# --- a small circuit ---------------------------------------------------
+
+run "$zkp" synth --shape porep --constraints 1000 -o c.pce --witness c.wtns
+check "zkp synth" "$(said)" test "$rc" -eq 0
+run "$zkp" setup c.pce -o c
+check "zkp setup (INSECURE development key, test only)" "$(said)" test "$rc" -eq 0
+vk=$work/c.INSECURE-DEV.vk
+
+free_port() {
+	if command -v python3 >/dev/null; then
+		python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+	else
+		echo $((20000 + RANDOM % 30000))
+	fi
+}
+
+# write_conf FILE EXTRA...: a config serving circuit c on the socket and a
+# TLS port ($port), with EXTRA lines added to [server] and [tls]
+write_conf() {
+	local f=$1 server=$2 tls=$3
+	printf '# INSECURE development key: test only\n[server]\nlisten = unix:%s, tcp:127.0.0.1:%s\nsocket_mode = 0600\nidle_timeout = 20s\n%b\n[tls]\ncert = %s\nkey = %s\n%b\n[synthesis]\nthreads = 2\n[circuit.c]\npce = c.pce\nkey = c.INSECURE-DEV.params\nkey_format = bellman\npreload = true\n' \
+		"$sock" "$port" "$server" "$pki/server.pem" "$pki/server.key" "$tls" >"$f"
+}
+
+# start_zkpd CONF LOG CLIENT...: starts zkpd and waits until the client
+# command CLIENT gets an answer to health
+start_zkpd() {
+	local conf=$1 log=$2
+	shift 2
+	"$zkpd" --config "$conf" >"$log" 2>&1 &
+	pid=$!
+	for _ in $(seq 300); do
+		kill -0 "$pid" 2>/dev/null || break
+		if "$@" --timeout 2 health >/dev/null 2>&1; then return 0; fi
+		sleep 0.1
+	done
+	bad "zkpd starts with $conf" "log: $(tail -5 "$log" | tr '\n' ' ')"
+	exit 1
+}
+
+# verify PROOF PUBLIC WHAT
+verify() {
+	run "$zkp" verify --vk "$vk" --proof "$1" --public "$2"
+	if [ "$rc" -eq 0 ] && has valid out.txt && ! has invalid out.txt; then ok "$3"; else
+		bad "$3" "$(said)"; fi
+}
+
+# --- configuration checks ------------------------------------------------
+
+printf '[server]\nmax_queued = 5\nlisten = tcp:127.0.0.1:9\n' >plain-tcp.conf
+expect 2 "tcp: without TLS or tcp_plaintext fails --check-config" "$zkpd" --check-config plain-tcp.conf
+check "the message names FILE:LINE and what to set" "$(said)" \
+	grep -q 'plain-tcp.conf:3: server.listen: tcp:127.0.0.1:9 without TLS (expected tls.cert and tls.key, or server.tcp_plaintext = true' err.txt
+printf '[server]\nlisten = tcp:127.0.0.1:9\ntcp_plaintext = true\n' >plaintext-ok.conf
+expect 0 "tcp_plaintext = true passes --check-config" "$zkpd" --check-config plaintext-ok.conf
+printf '[server]\nlisten = tcp:127.0.0.1:9\n[tls]\ncert = %s\n' "$pki/server.pem" >cert-only.conf
+expect 2 "tls.cert without tls.key fails --check-config" "$zkpd" --check-config cert-only.conf
+check "the message names tls.key" "$(said)" grep -q 'cert-only.conf:4: tls.cert: set without tls.key' err.txt
+
+# --- TLS, no client certificates ----------------------------------------
+
+port=$(free_port)
+tls=("$zkpctl" --connect "tcp:127.0.0.1:$port" --tls-ca "$pki/ca.pem")
+write_conf tls.conf "socket_owner = $(id -u)\nsocket_group = $(id -g)" ''
+expect 0 "TLS config passes --check-config" "$zkpd" --check-config tls.conf
+start_zkpd tls.conf zkpd-tls.log "${tls[@]}"
+ok "zkpd starts with TLS"
+
+check "socket_mode 0600 applied" "stat: $(stat -c '%a %u %g' "$sock")" \
+	test "$(stat -c %a "$sock")" = 600
+check "socket_owner and socket_group applied" "stat: $(stat -c '%u %g' "$sock")" \
+	test "$(stat -c '%u %g' "$sock")" = "$(id -u) $(id -g)"
+
+expect 0 "prove over TLS" "${tls[@]}" prove c c.wtns --out p.bin --public-json pub.json
+verify p.bin pub.json "the proof made over TLS verifies"
+expect 0 "a name in the certificate (localhost) is accepted" \
+	"$zkpctl" --connect "tcp:localhost:$port" --tls-ca "$pki/ca.pem" health
+
+expect 3 "plaintext client on the TLS port fails (exit 3)" \
+	"$zkpctl" --connect "tcp:127.0.0.1:$port" --timeout 10 health
+expect 3 "client trusting another CA fails (exit 3)" \
+	"$zkpctl" --connect "tcp:127.0.0.1:$port" --tls-ca "$pki/other-ca.pem" health
+check "it says the certificate is not trusted" "$(said)" has 'not trusted' err.txt
+expect 0 "the daemon keeps serving over TLS" "${tls[@]}" health
+expect 0 "and on the Unix socket" "$zkpctl" --connect "unix:$sock" health
+check "the daemon logged the TLS failures" "log: $(tail -5 zkpd-tls.log | tr '\n' ' ')" \
+	grep -q 'TLS handshake' zkpd-tls.log
+stop_zkpd
+
+# --- client certificates and a bearer token -----------------------------
+
+port=$(free_port)
+write_conf auth.conf "token_file = $work/token" "client_ca = $pki/ca.pem"
+mtls=("$zkpctl" --connect "tcp:127.0.0.1:$port" --tls-ca "$pki/ca.pem"
+	--tls-cert "$pki/client.pem" --tls-key "$pki/client.key")
+start_zkpd auth.conf zkpd-auth.log "${mtls[@]}" --token-file "$work/token"
+ok "zkpd starts with client certificates and a token"
+
+expect 3 "no client certificate fails (exit 3)" "${tls[@]}" --token-file token health
+expect 3 "a client certificate from another CA fails (exit 3)" \
+	"$zkpctl" --connect "tcp:127.0.0.1:$port" --tls-ca "$pki/ca.pem" \
+	--tls-cert "$pki/stranger.pem" --tls-key "$pki/stranger.key" --token-file token health
+expect 0 "the right client certificate and token work" "${mtls[@]}" --token-file token health
+expect 0 "prove with client certificate and token" "${mtls[@]}" --token-file token \
+	prove c c.wtns --out p2.bin --public-json pub2.json
+verify p2.bin pub2.json "that proof verifies"
+
+denied_before=$(grep -c 'not authenticated' zkpd-auth.log || true)
+expect 5 "TCP: no token is denied (exit 5)" "${mtls[@]}" health
+check "with ERR_DENIED" "$(said)" has 'ERR_DENIED' err.txt
+expect 5 "TCP: a wrong token is denied (exit 5)" "${mtls[@]}" --token-file wrong-token health
+check "with ERR_DENIED: wrong token" "$(said)" has 'ERR_DENIED.*wrong token' err.txt
+expect 5 "Unix: no token is denied (exit 5)" "$zkpctl" --connect "unix:$sock" status
+check "with ERR_DENIED" "$(said)" has 'ERR_DENIED' err.txt
+expect 5 "Unix: a wrong token is denied (exit 5)" \
+	"$zkpctl" --connect "unix:$sock" --token-file wrong-token status
+run env ZKPD_TOKEN_FILE="$work/token" "$zkpctl" --connect "unix:$sock" status
+check "Unix: the right token from ZKPD_TOKEN_FILE works" "$(said)" test "$rc" -eq 0
+denied_after=$(grep -c 'not authenticated' zkpd-auth.log || true)
+check "the daemon closed the 4 refused connections" \
+	"before $denied_before, after $denied_after" test "$((denied_after - denied_before))" -eq 4
+
+# a raw connection: after the refusal the daemon closes it (zkpctl would
+# exit anyway, so read until EOF with a plain socket client)
+if command -v python3 >/dev/null; then
+	run python3 - "$sock" <<'EOF'
+import socket, struct, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(10)
+s.connect(sys.argv[1])
+# Envelope{call_id=1, request{health{}}}: fields 1 (varint) and 2 (message
+# holding field 9, an empty message)
+req = bytes([0x4a, 0x00])
+env = bytes([0x08, 0x01, 0x12, len(req)]) + req
+s.sendall(struct.pack(">I", len(env)) + env)
+data = b""
+while True:
+    chunk = s.recv(65536)
+    if not chunk:
+        break
+    data += chunk
+print(len(data), b"ERR_DENIED" in data)
+EOF
+	check "a raw unauthenticated call gets ERR_DENIED and then EOF" "$(said)" \
+		grep -q ' True' out.txt
+fi
+expect 0 "the daemon keeps serving" "${mtls[@]}" --token-file token health
+stop_zkpd
+
+echo "# $pass passed, $failed failed"
+[ "$failed" -eq 0 ]
