@@ -34,6 +34,7 @@ enum {
 #define REQUEST_ID_MAX 128
 /* Answers are small; a Status of a busy daemon is the largest. */
 #define ANSWER_MAX_FRAME (256u << 20)
+#define MAX_ADDRESSES 16
 /* Calls other than prove, await and load answer at once. */
 #define QUICK_TIMEOUT_S 30.0
 /* Past the daemon-side timeout of Prove and Await, how long the answer
@@ -1211,7 +1212,11 @@ static void usage(FILE *f)
 		"\n"
 		"options:\n"
 		"  --connect ADDRESS    unix:PATH or tcp:HOST:PORT (default: $ZKPD_ADDRESS, else\n"
-		"                       the daemon's default socket)\n"
+		"                       the daemon's default socket); a comma-separated list\n"
+		"                       names a fleet: a call that cannot connect or loses its\n"
+		"                       connection moves on to the next address (prove with a\n"
+		"                       request id, made up when none is given); await and\n"
+		"                       cancel take one address (job ids belong to one daemon)\n"
 		"  --tls-ca FILE        speak TLS to tcp:HOST:PORT; the daemon's certificate must\n"
 		"                       chain to a CA in FILE (PEM) and name HOST\n"
 		"  --tls-cert FILE      client certificate (PEM), for a daemon with tls.client_ca\n"
@@ -1441,32 +1446,81 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return ZKP_EXIT_USAGE;
 	}
-	zkp_error err = { 0 };
-	int rc;
-	if (x.tls_ca || x.tls_cert) {
-		zkp_client_tls tls = { .ca_file = x.tls_ca, .cert_file = x.tls_cert,
-				       .key_file = x.tls_key };
-		if (x.timeout_s > 0) /* the handshake is part of the wait */
-			tls.timeout_ms = x.timeout_s * 1000.0 < 1 ? 1 :
-					 x.timeout_s * 1000.0 > INT32_MAX ? INT32_MAX :
-					 (int)(x.timeout_s * 1000.0);
-		rc = zkp_client_connect_tls(&x.c, x.address, ANSWER_MAX_FRAME, &tls, &err);
-	} else {
-		rc = zkp_client_connect(&x.c, x.address, ANSWER_MAX_FRAME, &err);
+	/* A fleet without a balancer: ADDRESS may list several daemons. */
+	char *list = strdup(x.address), *save = NULL;
+	const char *addrs[MAX_ADDRESSES];
+	size_t n_addrs = 0;
+	if (!list) {
+		fprintf(stderr, "zkpctl: out of memory\n");
+		return ZKP_EXIT_CONNECT;
 	}
-	if (rc) {
-		fprintf(stderr, "zkpctl: %s\n", zkp_error_text(&err, rc));
-		ret = rc == ZKP_ERR_CONFIG ? ZKP_EXIT_USAGE : ZKP_EXIT_CONNECT;
-		goto out;
+	for (char *a = strtok_r(list, ",", &save); a && n_addrs < MAX_ADDRESSES;
+	     a = strtok_r(NULL, ",", &save)) {
+		while (*a == ' ')
+			a++;
+		if (*a)
+			addrs[n_addrs++] = a;
 	}
-	if (x.token_file) {
-		ret = authenticate(&x);
-		if (ret)
-			goto out;
+	if (!n_addrs) {
+		free(list);
+		return bad_usage("%s", "--connect names no address");
 	}
-	ret = x.cmd->fn(&x);
-out:
-	zkp_client_close(x.c);
+	/* A prove retried on another daemon must not run twice on one that
+	 * saw it: give it an idempotency key when the caller did not. */
+	char rid[40];
+	if (n_addrs > 1 && x.cmd->fn == cmd_prove && !x.request_id) {
+		uint64_t r1 = 0, r2 = 0;
+		FILE *u = fopen("/dev/urandom", "rb");
+		if (u) {
+			if (fread(&r1, sizeof(r1), 1, u) != 1 || fread(&r2, sizeof(r2), 1, u) != 1)
+				r1 = (uint64_t)now_ms() ^ ((uint64_t)getpid() << 32);
+			fclose(u);
+		}
+		snprintf(rid, sizeof(rid), "zkpctl-%016" PRIx64 "%016" PRIx64, r1, r2);
+		x.request_id = rid;
+	}
+	/* Job ids belong to one daemon: await and cancel take one address. */
+	bool may_fail_over = x.cmd->fn != cmd_await && x.cmd->fn != cmd_cancel;
+	if (!may_fail_over && n_addrs > 1) {
+		free(list);
+		return bad_usage("%s", "await and cancel take one --connect address: job ids "
+				       "belong to one daemon");
+	}
+	for (size_t i = 0; i < n_addrs; i++) {
+		zkp_error err = { 0 };
+		int rc;
+		x.address = addrs[i];
+		if (i > 0)
+			fprintf(stderr, "zkpctl: trying %s\n", x.address);
+		if (x.tls_ca || x.tls_cert) {
+			zkp_client_tls tls = { .ca_file = x.tls_ca, .cert_file = x.tls_cert,
+					       .key_file = x.tls_key };
+			if (x.timeout_s > 0) /* the handshake is part of the wait */
+				tls.timeout_ms = x.timeout_s * 1000.0 < 1 ? 1 :
+						 x.timeout_s * 1000.0 > INT32_MAX ? INT32_MAX :
+						 (int)(x.timeout_s * 1000.0);
+			rc = zkp_client_connect_tls(&x.c, x.address, ANSWER_MAX_FRAME, &tls, &err);
+		} else {
+			rc = zkp_client_connect(&x.c, x.address, ANSWER_MAX_FRAME, &err);
+		}
+		if (rc) {
+			fprintf(stderr, "zkpctl: %s\n", zkp_error_text(&err, rc));
+			ret = rc == ZKP_ERR_CONFIG ? ZKP_EXIT_USAGE : ZKP_EXIT_CONNECT;
+			if (ret == ZKP_EXIT_USAGE)
+				break;
+			continue;
+		}
+		ret = x.token_file ? authenticate(&x) : 0;
+		if (!ret)
+			ret = x.cmd->fn(&x);
+		zkp_client_close(x.c);
+		x.c = NULL;
+		if (ret != ZKP_EXIT_CONNECT || !may_fail_over)
+			break;
+		x.last_stage = -1;
+		x.last_percent = -1;
+	}
+	free(list);
 	free(x.witness);
 	return ret;
 }

@@ -3,7 +3,8 @@
 # loopback) behind Debian's HAProxy in TCP mode, round robin with health
 # checks. Jobs sent to the balancer are spread over both daemons; when one
 # daemon is killed, clients retrying with the same request_id complete on
-# the other. A small synthetic circuit with an INSECURE development key.
+# the other; and zkpctl given several addresses fails over by itself. A
+# small synthetic circuit with an INSECURE development key.
 # Skipped (77) when haproxy is not installed.
 # Usage: scaleout.sh BUILD_DIR WORK_DIR
 set -euo pipefail
@@ -194,6 +195,27 @@ if "$zkpctl" --connect "tcp:127.0.0.1:${ports[1]}" health >/dev/null 2>&1; then
 	ok "the surviving daemon serves"
 else
 	bad "the surviving daemon serves" "no health answer"
+fi
+
+# A fleet without a balancer: zkpctl itself moves on from the dead daemon.
+fleet="tcp:127.0.0.1:${ports[0]},tcp:127.0.0.1:${ports[1]}"
+all=1
+for i in $(seq 21 24); do
+	rc=0
+	"$zkpctl" --connect "$fleet" prove small small.wtns --out "proof$i.bin" \
+		--public-json "public$i.json" >/dev/null 2>"prove$i.err" || rc=$?
+	if [ "$rc" -ne 0 ] || ! verify "$i" || ! grep -q "trying tcp:127.0.0.1:${ports[1]}" "prove$i.err"; then
+		all=0
+		bad "zkpctl --connect with a dead first daemon" "exit $rc; $(tr '\n' ' ' <"prove$i.err")"
+	fi
+done
+[ "$all" -eq 0 ] || ok "zkpctl --connect DEAD,ALIVE fails over and proves (4 of 4)"
+rc=0
+"$zkpctl" --connect "$fleet" await 1 >/dev/null 2>await.err || rc=$?
+if [ "$rc" -eq 2 ] && grep -q "one --connect address" await.err; then
+	ok "await refuses a list of daemons (job ids belong to one)"
+else
+	bad "await does not fail over" "exit $rc; $(tr '\n' ' ' <await.err)"
 fi
 
 echo "# $pass passed, $failed failed"
