@@ -1,7 +1,7 @@
 /*
  * zkpd-bench load --connect ADDRESS [--connections N] [--status-calls M]
  *                 [--circuit NAME --witness FILE --proofs P --proof-clients K]
- *                 [--runs R]
+ *                 [--mixed --vk FILE [--seed S]] [--runs R]
  *
  * Load on a running zkpd, through its framed protocol (src/daemon/wire.h):
  *
@@ -20,12 +20,35 @@
  *                seconds; overhead (protocol and scheduling) = latency -
  *                stages - queue, in seconds and as a fraction of stages.
  *
+ *   --mixed      the proofs phase as a soak: proof i has the request_id
+ *                "soak-<pid>-<run>-<i>" and a priority cycling critical,
+ *                high, normal, low (shifted by one every ten proofs, so
+ *                cancels fall on all four). Every tenth (i mod 10 = 9) is sent
+ *                as Submit, cancelled after a random delay of 0-200 ms
+ *                (from --seed, printed) and awaited; the others are Prove
+ *                calls. The phase runs a tenth of the proofs at a time and
+ *                then waits until Status lists no queued or running job.
+ *                Checked afterwards: every request_id has exactly one final
+ *                result naming it, each under its own job id (lost: none or
+ *                not final; duplicated: two results, a job id shared by two
+ *                request_ids, or a result naming another request_id); each
+ *                DONE proof verifies against --vk with the result's public
+ *                inputs; a cancelled one ends CANCELLED, or DONE when the
+ *                cancel came too late; a Submit of 10 random finished
+ *                request_ids attaches to the same job; and the Status
+ *                counters jobs_done + jobs_cancelled + jobs_failed grew by
+ *                the number of distinct jobs.
+ *
  * The daemon's RSS (Status memory.rss_bytes) is read before the phases,
  * after the connections phase (its connections still open) and after
- * every tenth of the proofs. Each phase runs R times (default 3 for status,
- * 1 for the others) and every figure printed is the median over the runs.
+ * every tenth of the proofs (with --mixed, at the quiet moment that follows
+ * each tenth, so the readings are taken at the same point of load). Each
+ * phase runs R times (default 3 for status, 1 for the others) and every
+ * figure printed is the median over the runs; --mixed counts are summed.
  * Exit status: 0, 1 when a proof did not end DONE or the daemon cannot be
- * reached, 2 usage.
+ * reached (with --mixed: a result lost or duplicated, a proof that does not
+ * verify, a failed job, a failed attach check or counters that disagree),
+ * 2 usage.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -38,6 +61,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "zkpd/ff.h"
+#include "zkpd/groth16.h"
+#include "zkpd/groth16_io.h"
 
 #include "bench_util.h"
 #include "wire.h"
@@ -54,7 +83,7 @@ static void help(FILE *f)
 	fprintf(f, "usage: zkpd-bench load --connect ADDRESS [--connections N] "
 		   "[--status-calls M]\n"
 		   "       [--circuit NAME --witness FILE --proofs P --proof-clients K] "
-		   "[--runs R]\n");
+		   "[--mixed --vk FILE [--seed S]] [--runs R]\n");
 }
 
 /* ---- figures ---- */
@@ -165,25 +194,101 @@ static void report_unexpected(const char *what, const Zkpd__V1__Envelope *env)
 			what, env->call_id, (int)env->body_case);
 }
 
+/* Sends req on c and returns in *in its answer of the given kind, after
+ * any Progress events. Only one call is in flight on c. Returns 0, or -1
+ * (reported; *in NULL) on a lost connection or another answer. */
+static int call(zkp_client *c, Zkpd__V1__Request *req, Zkpd__V1__Response__CallCase kind,
+		int timeout_ms, const char *what, Zkpd__V1__Envelope **in)
+{
+	zkp_error err = { 0 };
+	uint64_t id;
+	*in = NULL;
+	int rc = send_call(c, req, &id, &err);
+	while (!rc) {
+		rc = zkp_client_recv(c, in, timeout_ms, &err);
+		if (rc || (*in)->body_case != ZKPD__V1__ENVELOPE__BODY_PROGRESS)
+			break;
+		zkp_wire_free(*in);
+		*in = NULL;
+	}
+	if (rc) {
+		fprintf(stderr, "load: %s: %s\n", what, zkp_error_text(&err, rc));
+		return -1;
+	}
+	if (!answered(*in, id, kind)) {
+		report_unexpected(what, *in);
+		zkp_wire_free(*in);
+		*in = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* A Status call on c: the envelope (the caller frees it), NULL on failure. */
+static Zkpd__V1__Envelope *daemon_status(zkp_client *c)
+{
+	Zkpd__V1__Request req = ZKPD__V1__REQUEST__INIT;
+	Zkpd__V1__StatusRequest st = ZKPD__V1__STATUS_REQUEST__INIT;
+	Zkpd__V1__Envelope *in;
+	req.call_case = ZKPD__V1__REQUEST__CALL_STATUS;
+	req.status = &st;
+	return call(c, &req, ZKPD__V1__RESPONSE__CALL_STATUS, STALL_MS, "status", &in) ? NULL
+										      : in;
+}
+
 /* The daemon's RSS in bytes from a Status call on c, 0 when it fails. */
 static uint64_t daemon_rss(zkp_client *c)
 {
-	zkp_error err = { 0 };
-	uint64_t id, rss = 0;
-	Zkpd__V1__Envelope *in = NULL;
-	int rc = send_simple(c, ZKPD__V1__REQUEST__CALL_STATUS, &id, &err);
-	if (!rc)
-		rc = zkp_client_recv(c, &in, STALL_MS, &err);
-	if (rc) {
-		fprintf(stderr, "load: status: %s\n", zkp_error_text(&err, rc));
-		return 0;
-	}
-	if (answered(in, id, ZKPD__V1__RESPONSE__CALL_STATUS) && in->response->status->memory)
+	uint64_t rss = 0;
+	Zkpd__V1__Envelope *in = daemon_status(c);
+	if (in && in->response->status->memory)
 		rss = in->response->status->memory->rss_bytes;
-	else
-		report_unexpected("status", in);
 	zkp_wire_free(in);
 	return rss;
+}
+
+/* True when s lists no queued or running job and every pipeline is idle. */
+static bool status_quiet(const Zkpd__V1__StatusResponse *s)
+{
+	if (s->n_jobs)
+		return false;
+	for (size_t i = 0; i < s->n_queues; i++)
+		if (s->queues[i]->queued)
+			return false;
+	for (size_t i = 0; i < s->n_pipelines; i++) {
+		const Zkpd__V1__PipelineStatus *p = s->pipelines[i];
+		if (p->cpu_job || p->device_job || p->finalize_job || p->depth_used)
+			return false;
+	}
+	return true;
+}
+
+/* Polls Status on c until the daemon is quiet (status_quiet), at most
+ * STALL_MS; then *rss and the job counters (done + cancelled + failed) of
+ * that last Status. Returns 0, or -1 when the daemon never got quiet or a
+ * call failed (reported). */
+static int wait_quiet(zkp_client *c, uint64_t *rss, uint64_t *ended)
+{
+	double t0 = bench_now_ns();
+	for (;;) {
+		Zkpd__V1__Envelope *in = daemon_status(c);
+		if (!in)
+			return -1;
+		const Zkpd__V1__StatusResponse *s = in->response->status;
+		bool quiet = status_quiet(s);
+		if (quiet) {
+			*rss = s->memory ? s->memory->rss_bytes : 0;
+			*ended = s->jobs_done + s->jobs_cancelled + s->jobs_failed;
+		}
+		zkp_wire_free(in);
+		if (quiet)
+			return 0;
+		if ((bench_now_ns() - t0) / 1e6 > STALL_MS) {
+			fprintf(stderr, "load: the daemon still has jobs after %d ms\n", STALL_MS);
+			return -1;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
+	}
 }
 
 /* ---- the poll-driven phases ---- */
@@ -404,6 +509,29 @@ static int phase_status(double *f, conn *cs, size_t n, uint64_t m)
 
 /* ---- the proofs phase ---- */
 
+/* --mixed: the priorities in their cycle, as named in the JSON. Proof i has
+ * MIXED_PRIO(i): the cycle shifts by one every ten proofs, so the cancelled
+ * ones (i mod 10 = 9) fall on every priority in turn. */
+static const Zkpd__V1__Priority mixed_prio[4] = {
+	ZKPD__V1__PRIORITY__PRIORITY_CRITICAL, ZKPD__V1__PRIORITY__PRIORITY_HIGH,
+	ZKPD__V1__PRIORITY__PRIORITY_NORMAL, ZKPD__V1__PRIORITY__PRIORITY_LOW
+};
+static const char *const mixed_prio_name[4] = { "critical", "high", "normal", "low" };
+#define MIXED_PRIO(i) (((i) + (i) / 10) % 4)
+#define MIXED_CANCEL(i) ((i) % 10 == 9)
+#define MIXED_ATTACH_CHECKS 10
+#define MIXED_CANCEL_MAX_MS 200
+
+/* --mixed checks, summed over runs. */
+typedef struct {
+	uint64_t prio[4][4]; /* [priority][done, cancelled, failed, other] */
+	uint64_t done, cancelled, failed, other;
+	uint64_t cancels_sent, cancel_done_late, cancelled_unasked;
+	uint64_t lost, duplicated, verified, unverified;
+	uint64_t attach_checks, attach_ok;
+	uint64_t distinct_jobs, counted_jobs; /* ids seen; Status counters' growth */
+} mixed_stats;
+
 typedef struct {
 	const char *addr, *circuit;
 	const uint8_t *wit;
@@ -411,6 +539,7 @@ typedef struct {
 	bool wtns;
 	uint64_t proofs;
 	atomic_uint_fast64_t next, done;
+	uint64_t limit; /* proofs below it may start */
 	pthread_mutex_t lock;
 	size_t failures;
 	double *lat_ms, *total_s, *queue_s, *stages_s; /* per proof, by index */
@@ -418,7 +547,131 @@ typedef struct {
 	/* [d]: the reading taken when the proofs done first reached d tenths
 	 * of the run, and that count (0 when no reading ended there) */
 	uint64_t rss[11], rss_at[11];
+	/* --mixed */
+	bool mixed;
+	const zkp_groth16_pvk *pvk;
+	uint64_t seed;
+	int run;
+	uint64_t *job_id;   /* per proof: the job of its final result, 0 none */
+	uint8_t *state;     /* per proof: that result's JobState */
+	uint8_t *n_final;   /* per proof: final results received */
+	bool *verified;     /* per proof: DONE and the proof verifies */
+	bool *mismatch;     /* per proof: a result or Submit for another request_id */
 } proof_run;
+
+static void request_id(char *buf, size_t len, const proof_run *p, uint64_t i)
+{
+	snprintf(buf, len, "soak-%ld-%d-%" PRIu64, (long)getpid(), p->run, i);
+}
+
+/* splitmix64: the cancel delay of proof i, from the seed. */
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static void fill_submit(const proof_run *p, Zkpd__V1__SubmitRequest *sr, Zkpd__V1__Witness *w,
+			char *rid, size_t rid_len, uint64_t i)
+{
+	if (p->wtns) {
+		w->source_case = ZKPD__V1__WITNESS__SOURCE_WTNS;
+		w->wtns.data = (uint8_t *)p->wit;
+		w->wtns.len = p->wit_len;
+	} else {
+		w->source_case = ZKPD__V1__WITNESS__SOURCE_RAW;
+		w->raw.data = (uint8_t *)p->wit;
+		w->raw.len = p->wit_len;
+	}
+	sr->circuit = (char *)p->circuit;
+	sr->witness = w;
+	if (p->mixed) {
+		request_id(rid, rid_len, p, i);
+		sr->request_id = rid;
+		sr->priority = mixed_prio[MIXED_PRIO(i)];
+	}
+}
+
+/* Whether r's 192-byte proof verifies against p->pvk with r's inputs. */
+static bool verify_result(const proof_run *p, const Zkpd__V1__JobResult *r, uint64_t i)
+{
+	zkp_error err = { 0 };
+	zkp_groth16_proof proof;
+	zkp_fr *inputs = calloc(r->n_public_inputs ? r->n_public_inputs : 1, sizeof(zkp_fr));
+	bool ok = false;
+	if (!inputs || r->proof.len != ZKP_GROTH16_PROOF_BYTES ||
+	    zkp_groth16_proof_from_bytes(&proof, r->proof.data, &err))
+		goto out;
+	for (size_t k = 0; k < r->n_public_inputs; k++)
+		if (r->public_inputs[k].len != ZKP_FR_BYTES ||
+		    zkp_fr_from_le(&inputs[k], r->public_inputs[k].data))
+			goto out;
+	ok = zkp_groth16_verify(p->pvk, inputs, r->n_public_inputs, &proof) == 0;
+out:
+	if (!ok)
+		fprintf(stderr, "load: proof %" PRIu64 ": job %" PRIu64 ": the proof does not "
+				"verify\n",
+			i, r->job_id);
+	free(inputs);
+	return ok;
+}
+
+/* --mixed: proof i's final result r. */
+static void record_final(proof_run *p, uint64_t i, const Zkpd__V1__JobResult *r, const char *rid)
+{
+	p->n_final[i]++;
+	p->job_id[i] = r->job_id;
+	p->state[i] = (uint8_t)r->state;
+	if (strcmp(r->request_id, rid)) {
+		fprintf(stderr, "load: proof %" PRIu64 ": result of job %" PRIu64
+				" names request_id '%s', not '%s'\n",
+			i, r->job_id, r->request_id, rid);
+		p->mismatch[i] = true;
+	}
+	if (r->state == ZKPD__V1__JOB_STATE__JOB_STATE_DONE)
+		p->verified[i] = verify_result(p, r, i);
+}
+
+/* --mixed, a tenth of the proofs: Submit, Cancel after a random delay,
+ * Await. Returns the Await's envelope, NULL when a call failed. */
+static Zkpd__V1__Envelope *submit_cancel(proof_run *p, zkp_client *c, Zkpd__V1__SubmitRequest *sr,
+					 uint64_t i)
+{
+	Zkpd__V1__Request req = ZKPD__V1__REQUEST__INIT;
+	Zkpd__V1__CancelRequest cr = ZKPD__V1__CANCEL_REQUEST__INIT;
+	Zkpd__V1__AwaitRequest ar = ZKPD__V1__AWAIT_REQUEST__INIT;
+	Zkpd__V1__Envelope *in;
+	req.call_case = ZKPD__V1__REQUEST__CALL_SUBMIT;
+	req.submit = sr;
+	if (call(c, &req, ZKPD__V1__RESPONSE__CALL_SUBMIT, STALL_MS, "submit", &in))
+		return NULL;
+	uint64_t job = in->response->submit->job_id;
+	if (in->response->submit->attached) {
+		fprintf(stderr, "load: proof %" PRIu64 ": a new request_id attached to job %" PRIu64
+				"\n",
+			i, job);
+		p->mismatch[i] = true;
+	}
+	zkp_wire_free(in);
+
+	long ms = (long)(mix64(p->seed ^ ((uint64_t)p->run << 32) ^ i) % (MIXED_CANCEL_MAX_MS + 1));
+	nanosleep(&(struct timespec){ .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000 }, NULL);
+	cr.job_id = job;
+	req.call_case = ZKPD__V1__REQUEST__CALL_CANCEL;
+	req.cancel = &cr;
+	if (call(c, &req, ZKPD__V1__RESPONSE__CALL_CANCEL, STALL_MS, "cancel", &in))
+		return NULL;
+	zkp_wire_free(in);
+
+	ar.job_id = job;
+	req.call_case = ZKPD__V1__REQUEST__CALL_AWAIT;
+	req.await = &ar;
+	if (call(c, &req, ZKPD__V1__RESPONSE__CALL_RESULT, PROOF_TIMEOUT_MS, "await", &in))
+		return NULL;
+	return in;
+}
 
 static void prove_one(proof_run *p, zkp_client *c, uint64_t i)
 {
@@ -427,55 +680,39 @@ static void prove_one(proof_run *p, zkp_client *c, uint64_t i)
 	Zkpd__V1__SubmitRequest sr = ZKPD__V1__SUBMIT_REQUEST__INIT;
 	Zkpd__V1__Witness w = ZKPD__V1__WITNESS__INIT;
 	Zkpd__V1__Envelope *in = NULL;
-	zkp_error err = { 0 };
-	uint64_t id;
+	char rid[64] = "";
+	bool cancel = p->mixed && MIXED_CANCEL(i);
 
-	if (p->wtns) {
-		w.source_case = ZKPD__V1__WITNESS__SOURCE_WTNS;
-		w.wtns.data = (uint8_t *)p->wit;
-		w.wtns.len = p->wit_len;
-	} else {
-		w.source_case = ZKPD__V1__WITNESS__SOURCE_RAW;
-		w.raw.data = (uint8_t *)p->wit;
-		w.raw.len = p->wit_len;
-	}
-	sr.circuit = (char *)p->circuit;
-	sr.witness = &w;
+	fill_submit(p, &sr, &w, rid, sizeof(rid), i);
 	pr.submit = &sr;
 	req.call_case = ZKPD__V1__REQUEST__CALL_PROVE;
 	req.prove = &pr;
 
 	double t0 = bench_now_ns();
-	int rc = send_call(c, &req, &id, &err);
-	while (!rc) {
-		rc = zkp_client_recv(c, &in, PROOF_TIMEOUT_MS, &err);
-		if (rc || in->body_case != ZKPD__V1__ENVELOPE__BODY_PROGRESS)
-			break;
-		zkp_wire_free(in);
+	if (cancel)
+		in = submit_cancel(p, c, &sr, i);
+	else if (call(c, &req, ZKPD__V1__RESPONSE__CALL_RESULT, PROOF_TIMEOUT_MS, "prove", &in))
 		in = NULL;
-	}
 	double t1 = bench_now_ns();
-	if (rc) {
-		fprintf(stderr, "load: proof %" PRIu64 ": %s\n", i, zkp_error_text(&err, rc));
+	if (!in)
 		return;
-	}
-	if (!answered(in, id, ZKPD__V1__RESPONSE__CALL_RESULT)) {
-		report_unexpected("prove", in);
+	const Zkpd__V1__JobResult *r = in->response->result;
+	if (p->mixed)
+		record_final(p, i, r, rid);
+	if (cancel) {
+		/* not a proof of the latency figures */
+	} else if (r->state != ZKPD__V1__JOB_STATE__JOB_STATE_DONE) {
+		fprintf(stderr, "load: proof %" PRIu64 ": job %" PRIu64 " state %d: %s %s\n", i,
+			r->job_id, (int)r->state, r->error_code, r->error_message);
 	} else {
-		const Zkpd__V1__JobResult *r = in->response->result;
-		if (r->state != ZKPD__V1__JOB_STATE__JOB_STATE_DONE) {
-			fprintf(stderr, "load: proof %" PRIu64 ": job %" PRIu64 " state %d: %s %s\n",
-				i, r->job_id, (int)r->state, r->error_code, r->error_message);
-		} else {
-			double stages = 0;
-			for (size_t k = 0; k < r->n_stages; k++)
-				stages += r->stages[k]->seconds;
-			p->lat_ms[i] = (t1 - t0) / 1e6;
-			p->total_s[i] = r->total_seconds;
-			p->queue_s[i] = r->queue_seconds;
-			p->stages_s[i] = stages;
-			p->ok[i] = true;
-		}
+		double stages = 0;
+		for (size_t k = 0; k < r->n_stages; k++)
+			stages += r->stages[k]->seconds;
+		p->lat_ms[i] = (t1 - t0) / 1e6;
+		p->total_s[i] = r->total_seconds;
+		p->queue_s[i] = r->queue_seconds;
+		p->stages_s[i] = stages;
+		p->ok[i] = true;
 	}
 	zkp_wire_free(in);
 }
@@ -490,14 +727,14 @@ static void *prove_thread(void *arg)
 		fprintf(stderr, "load: proof client: %s\n", zkp_error_text(&err, rc));
 	for (;;) {
 		uint64_t i = atomic_fetch_add(&p->next, 1);
-		if (i >= p->proofs)
+		if (i >= p->limit)
 			break;
 		if (c)
 			prove_one(p, c, i);
 		uint64_t done = atomic_fetch_add(&p->done, 1) + 1;
 		unsigned from = (unsigned)((done - 1) * 10 / p->proofs);
 		unsigned to = (unsigned)(done * 10 / p->proofs);
-		if (c && to > from) {
+		if (c && to > from && !p->mixed) {
 			uint64_t rss = daemon_rss(c);
 			pthread_mutex_lock(&p->lock);
 			p->rss[to] = rss;
@@ -507,6 +744,135 @@ static void *prove_thread(void *arg)
 	}
 	zkp_client_close(c);
 	return NULL;
+}
+
+/* Runs the proofs below p->limit on `clients` threads. Returns the threads
+ * started. */
+static unsigned run_clients(proof_run *p, pthread_t *th, unsigned clients)
+{
+	unsigned started = 0;
+	for (; started < clients; started++)
+		if (pthread_create(&th[started], NULL, prove_thread, p)) {
+			fprintf(stderr, "load: cannot start client thread %u\n", started);
+			break;
+		}
+	for (unsigned t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	/* indices handed out past the limit were not run */
+	atomic_store(&p->next, p->limit);
+	return started;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* --mixed: a Submit of proof i's request_id again must attach to its job. */
+static bool attach_check(proof_run *p, zkp_client *c, uint64_t i)
+{
+	Zkpd__V1__Request req = ZKPD__V1__REQUEST__INIT;
+	Zkpd__V1__SubmitRequest sr = ZKPD__V1__SUBMIT_REQUEST__INIT;
+	Zkpd__V1__Witness w = ZKPD__V1__WITNESS__INIT;
+	Zkpd__V1__Envelope *in;
+	char rid[64];
+	fill_submit(p, &sr, &w, rid, sizeof(rid), i);
+	req.call_case = ZKPD__V1__REQUEST__CALL_SUBMIT;
+	req.submit = &sr;
+	if (call(c, &req, ZKPD__V1__RESPONSE__CALL_SUBMIT, STALL_MS, "resubmit", &in))
+		return false;
+	const Zkpd__V1__SubmitResponse *r = in->response->submit;
+	bool ok = r->attached && r->job_id == p->job_id[i];
+	if (!ok)
+		fprintf(stderr, "load: resubmit of '%s': job %" PRIu64 " attached %d, expected "
+				"job %" PRIu64 " attached\n",
+			rid, r->job_id, (int)r->attached, p->job_id[i]);
+	zkp_wire_free(in);
+	return ok;
+}
+
+/* --mixed: the checks after a run, added to *ms. mon: a connection of its
+ * own; ended0: the Status counters before the run. */
+static int mixed_check(proof_run *p, zkp_client *mon, uint64_t ended0, mixed_stats *ms)
+{
+	uint64_t n = p->proofs, n_ids = 0, n_fin = 0, rss, ended;
+	uint64_t *ids = malloc(n * sizeof(uint64_t)), *fin = malloc(n * sizeof(uint64_t));
+	if (!ids || !fin) {
+		free(ids);
+		free(fin);
+		fprintf(stderr, "load: out of memory\n");
+		return -1;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		unsigned k;
+		switch (p->state[i]) {
+		case ZKPD__V1__JOB_STATE__JOB_STATE_DONE:
+			k = 0;
+			ms->done++;
+			if (MIXED_CANCEL(i))
+				ms->cancel_done_late++;
+			if (p->verified[i])
+				ms->verified++;
+			else
+				ms->unverified++;
+			break;
+		case ZKPD__V1__JOB_STATE__JOB_STATE_CANCELLED:
+			k = 1;
+			ms->cancelled++;
+			break;
+		case ZKPD__V1__JOB_STATE__JOB_STATE_FAILED:
+			k = 2;
+			ms->failed++;
+			break;
+		default:
+			k = 3;
+			ms->other++;
+		}
+		ms->prio[MIXED_PRIO(i)][k]++;
+		if (MIXED_CANCEL(i))
+			ms->cancels_sent++;
+		if (p->n_final[i] == 0 || k == 3)
+			ms->lost++;
+		if (p->n_final[i] > 1 || p->mismatch[i])
+			ms->duplicated++;
+		/* a CANCELLED Prove was not cancelled by this bench */
+		if (k == 1 && !MIXED_CANCEL(i))
+			ms->cancelled_unasked++;
+		if (p->job_id[i]) {
+			ids[n_ids++] = p->job_id[i];
+			if (k < 3)
+				fin[n_fin++] = i;
+		}
+	}
+	qsort(ids, n_ids, sizeof(uint64_t), cmp_u64);
+	uint64_t distinct = 0;
+	for (uint64_t k = 0; k < n_ids; k++) {
+		if (k && ids[k] == ids[k - 1])
+			ms->duplicated++; /* two request_ids, one job */
+		else
+			distinct++;
+	}
+	ms->distinct_jobs += distinct;
+
+	/* a partial Fisher-Yates shuffle picks the finished ones to resubmit */
+	uint64_t m = n_fin < MIXED_ATTACH_CHECKS ? n_fin : MIXED_ATTACH_CHECKS;
+	for (uint64_t k = 0; k < m; k++) {
+		uint64_t r = mix64(p->seed + 0x5eedull * (uint64_t)(p->run + 1) + k);
+		uint64_t j = k + r % (n_fin - k);
+		uint64_t t = fin[k];
+		fin[k] = fin[j];
+		fin[j] = t;
+		ms->attach_checks++;
+		if (attach_check(p, mon, fin[k]))
+			ms->attach_ok++;
+	}
+	free(ids);
+	free(fin);
+	if (wait_quiet(mon, &rss, &ended))
+		return -1;
+	ms->counted_jobs += ended - ended0;
+	return 0;
 }
 
 /* The median of v[i] over the proofs i that ended DONE (tmp: n doubles). */
@@ -519,12 +885,15 @@ static double median_ok(double *tmp, const double *v, const bool *ok, uint64_t n
 	return m ? bench_median(tmp, m) : 0;
 }
 
-static int phase_proofs(double *f, proof_run *p, unsigned clients)
+static int phase_proofs(double *f, proof_run *p, unsigned clients, mixed_stats *ms)
 {
 	uint64_t n = p->proofs;
 	pthread_t *th = calloc(clients, sizeof(pthread_t));
 	double *lat = malloc(n * sizeof(double)), *over = malloc(n * sizeof(double));
 	double *frac = malloc(n * sizeof(double)), *tmp = malloc(n * sizeof(double));
+	zkp_client *mon = NULL;
+	zkp_error err = { 0 };
+	uint64_t ended0 = 0;
 	int rc = -1;
 	atomic_store(&p->next, 0);
 	atomic_store(&p->done, 0);
@@ -535,21 +904,42 @@ static int phase_proofs(double *f, proof_run *p, unsigned clients)
 		fprintf(stderr, "load: out of memory\n");
 		goto out;
 	}
-	double t0 = bench_now_ns();
-	unsigned started = 0;
-	for (; started < clients; started++)
-		if (pthread_create(&th[started], NULL, prove_thread, p)) {
-			fprintf(stderr, "load: cannot start client thread %u\n", started);
-			break;
+	if (p->mixed) {
+		uint64_t rss;
+		memset(p->job_id, 0, n * sizeof(uint64_t));
+		memset(p->state, 0, n);
+		memset(p->n_final, 0, n);
+		memset(p->verified, 0, n * sizeof(bool));
+		memset(p->mismatch, 0, n * sizeof(bool));
+		int crc = zkp_client_connect(&mon, p->addr, MAX_FRAME, &err);
+		if (crc) {
+			fprintf(stderr, "load: %s\n", zkp_error_text(&err, crc));
+			goto out;
 		}
-	if (started == 0)
-		goto out;
-	for (unsigned t = 0; t < started; t++)
-		pthread_join(th[t], NULL);
+		if (wait_quiet(mon, &rss, &ended0))
+			goto out;
+	}
+	double t0 = bench_now_ns();
+	if (!p->mixed) {
+		p->limit = n;
+		if (run_clients(p, th, clients) == 0)
+			goto out;
+	} else {
+		for (unsigned d = 1; d <= 10; d++) {
+			uint64_t ended;
+			p->limit = n * d / 10;
+			if (run_clients(p, th, clients) == 0 ||
+			    wait_quiet(mon, &p->rss[d], &ended))
+				goto out;
+			p->rss_at[d] = p->rss[d] ? p->limit : 0;
+		}
+	}
 	double s = (bench_now_ns() - t0) / 1e9;
 
-	size_t m = 0;
+	size_t m = 0, expected = 0;
 	for (uint64_t i = 0; i < n; i++) {
+		if (!p->mixed || !MIXED_CANCEL(i))
+			expected++;
 		if (!p->ok[i])
 			continue;
 		lat[m] = p->lat_ms[i];
@@ -558,7 +948,7 @@ static int phase_proofs(double *f, proof_run *p, unsigned clients)
 		m++;
 	}
 	f[F_COUNT] = (double)m;
-	f[F_FAILURES] = (double)(n - m);
+	f[F_FAILURES] = (double)(expected - m);
 	f[F_SECONDS] = s;
 	f[F_THROUGHPUT] = s > 0 ? (double)m / s : 0;
 	latency_fields(f, lat, m);
@@ -578,8 +968,11 @@ static int phase_proofs(double *f, proof_run *p, unsigned clients)
 	qsort(over, m, sizeof(double), cmp_double);
 	f[P_PROTO_P50] = pct(over, m, 0.50);
 	f[P_PROTO_P99] = pct(over, m, 0.99);
+	if (p->mixed && mixed_check(p, mon, ended0, ms))
+		goto out;
 	rc = 0;
 out:
+	zkp_client_close(mon);
 	free(th);
 	free(lat);
 	free(over);
@@ -615,6 +1008,46 @@ out:
 	return rc;
 }
 
+static void print_mixed(const mixed_stats *ms)
+{
+	static const char *const state_name[4] = { "done", "cancelled", "failed", "other" };
+	json_begin_object("mixed");
+	json_begin_object("by_priority");
+	for (unsigned k = 0; k < 4; k++) {
+		json_begin_object(mixed_prio_name[k]);
+		for (unsigned s = 0; s < 4; s++)
+			json_num(state_name[s], (double)ms->prio[k][s]);
+		json_end_object();
+	}
+	json_end_object();
+	json_begin_object("by_state");
+	json_num("done", (double)ms->done);
+	json_num("cancelled", (double)ms->cancelled);
+	json_num("failed", (double)ms->failed);
+	json_num("other", (double)ms->other);
+	json_end_object();
+	json_num("cancels_sent", (double)ms->cancels_sent);
+	json_num("cancelled_done_too_late", (double)ms->cancel_done_late);
+	json_num("cancelled_unasked", (double)ms->cancelled_unasked);
+	json_num("lost", (double)ms->lost);
+	json_num("duplicated", (double)ms->duplicated);
+	json_num("verified", (double)ms->verified);
+	json_num("unverified", (double)ms->unverified);
+	json_num("attach_checks", (double)ms->attach_checks);
+	json_num("attach_ok", (double)ms->attach_ok);
+	json_num("distinct_jobs", (double)ms->distinct_jobs);
+	json_num("status_jobs_ended", (double)ms->counted_jobs);
+	json_end_object();
+}
+
+/* Every --mixed check passed. */
+static bool mixed_ok(const mixed_stats *ms)
+{
+	return ms->lost == 0 && ms->duplicated == 0 && ms->unverified == 0 && ms->failed == 0 &&
+	       ms->other == 0 && ms->cancelled_unasked == 0 && ms->attach_ok == ms->attach_checks &&
+	       ms->counted_jobs == ms->distinct_jobs;
+}
+
 static double mib(uint64_t b)
 {
 	return (double)b / (1024.0 * 1024.0);
@@ -622,7 +1055,10 @@ static double mib(uint64_t b)
 
 int bench_load_main(int argc, char **argv)
 {
-	const char *addr = NULL, *circuit = NULL, *wit_path = NULL;
+	const char *addr = NULL, *circuit = NULL, *wit_path = NULL, *vk_path = NULL;
+	bool mixed = false;
+	uint64_t seed = 0;
+	bool seeded = false;
 	long connections = 1000, proofs = 40, clients = 4, runs = 0;
 	long long status_calls = 20000;
 	for (int i = 1; i < argc; i++) {
@@ -641,7 +1077,14 @@ int bench_load_main(int argc, char **argv)
 			proofs = strtol(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--proof-clients") && more)
 			clients = strtol(argv[++i], NULL, 10);
-		else if (!strcmp(argv[i], "--runs") && more)
+		else if (!strcmp(argv[i], "--mixed"))
+			mixed = true;
+		else if (!strcmp(argv[i], "--vk") && more)
+			vk_path = argv[++i];
+		else if (!strcmp(argv[i], "--seed") && more) {
+			seed = strtoull(argv[++i], NULL, 0);
+			seeded = true;
+		} else if (!strcmp(argv[i], "--runs") && more)
 			runs = strtol(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			help(stdout);
@@ -653,7 +1096,7 @@ int bench_load_main(int argc, char **argv)
 	}
 	if (!addr || connections < 1 || connections > 1000000 || status_calls < 0 ||
 	    proofs < 1 || clients < 1 || clients > 1024 || runs < 0 || runs > MAX_RUNS ||
-	    !circuit != !wit_path) {
+	    !circuit != !wit_path || (mixed && (!circuit || !vk_path))) {
 		help(stderr);
 		return 2;
 	}
@@ -676,16 +1119,23 @@ int bench_load_main(int argc, char **argv)
 	zkp_client *mon = NULL;
 	zkp_error err = { 0 };
 	proof_run pr;
+	mixed_stats ms;
+	zkp_groth16_vk vk;
+	zkp_groth16_pvk *pvk = NULL;
 	double (*f_conn)[NF_MAX] = calloc(MAX_RUNS, sizeof(*f_conn));
 	double (*f_status)[NF_MAX] = calloc(MAX_RUNS, sizeof(*f_status));
 	double (*f_proofs)[NF_MAX] = calloc(MAX_RUNS, sizeof(*f_proofs));
 	uint64_t rss_before, rss_conn;
 	uint64_t (*rss_proofs)[11] = calloc(MAX_RUNS, sizeof(*rss_proofs));
 	uint64_t (*rss_at)[11] = calloc(MAX_RUNS, sizeof(*rss_at));
-	int ret = 1;
+	int ret = 1, rc;
 
 	memset(&pr, 0, sizeof(pr));
+	memset(&ms, 0, sizeof(ms));
+	zkp_groth16_vk_init(&vk);
 	pthread_mutex_init(&pr.lock, NULL);
+	if (!seeded)
+		seed = (uint64_t)bench_now_ns() ^ ((uint64_t)getpid() << 40);
 	if (!cs || !f_conn || !f_status || !f_proofs || !rss_proofs || !rss_at) {
 		fprintf(stderr, "load: out of memory\n");
 		goto out;
@@ -709,7 +1159,28 @@ int bench_load_main(int argc, char **argv)
 			goto out;
 		}
 	}
-	int rc = zkp_client_connect(&mon, addr, MAX_FRAME, &err);
+	if (mixed) {
+		rc = zkp_groth16_vk_load(&vk, vk_path, 0, &err);
+		if (!rc)
+			rc = zkp_groth16_pvk_new(&pvk, &vk);
+		if (rc) {
+			fprintf(stderr, "load: %s: %s\n", vk_path, zkp_error_text(&err, rc));
+			goto out;
+		}
+		pr.mixed = true;
+		pr.pvk = pvk;
+		pr.seed = seed;
+		pr.job_id = calloc(pr.proofs, sizeof(uint64_t));
+		pr.state = calloc(pr.proofs, 1);
+		pr.n_final = calloc(pr.proofs, 1);
+		pr.verified = calloc(pr.proofs, sizeof(bool));
+		pr.mismatch = calloc(pr.proofs, sizeof(bool));
+		if (!pr.job_id || !pr.state || !pr.n_final || !pr.verified || !pr.mismatch) {
+			fprintf(stderr, "load: out of memory\n");
+			goto out;
+		}
+	}
+	rc = zkp_client_connect(&mon, addr, MAX_FRAME, &err);
 	if (rc) {
 		fprintf(stderr, "load: %s\n", zkp_error_text(&err, rc));
 		goto out;
@@ -727,7 +1198,8 @@ int bench_load_main(int argc, char **argv)
 			goto out;
 	close_all(cs, n);
 	for (int r = 0; r < runs_proofs; r++) {
-		if (phase_proofs(f_proofs[r], &pr, (unsigned)clients))
+		pr.run = r;
+		if (phase_proofs(f_proofs[r], &pr, (unsigned)clients, &ms))
 			goto out;
 		memcpy(rss_proofs[r], pr.rss, sizeof(pr.rss));
 		memcpy(rss_at[r], pr.rss_at, sizeof(pr.rss_at));
@@ -748,6 +1220,13 @@ int bench_load_main(int argc, char **argv)
 		json_num("proofs", (double)proofs);
 		json_num("proof_clients", (double)clients);
 	}
+	if (mixed) {
+		char sbuf[24];
+		snprintf(sbuf, sizeof(sbuf), "%" PRIu64, seed);
+		json_str("mode", "mixed");
+		json_str("vk", vk_path);
+		json_str("seed", sbuf);
+	}
 	json_end_object();
 	print_phase("connections", f_conn, runs_conn, C_N, conn_names);
 	print_phase("status", f_status, runs_status, F_COMMON, NULL);
@@ -759,7 +1238,7 @@ int bench_load_main(int argc, char **argv)
 	json_begin_object("rss_mib");
 	json_num("before", mib(rss_before));
 	json_num("after_connections", mib(rss_conn));
-	uint64_t first = 0, last = 0;
+	uint64_t first = 0, second = 0, last = 0;
 	for (int r = 0; r < runs_proofs; r++)
 		for (unsigned d = 1; d <= 10; d++) {
 			char key[48];
@@ -770,13 +1249,22 @@ int bench_load_main(int argc, char **argv)
 			json_num(key, mib(rss_proofs[r][d]));
 			if (!first)
 				first = rss_proofs[r][d];
+			else if (!second)
+				second = rss_proofs[r][d];
 			last = rss_proofs[r][d];
 		}
 	if (first) {
 		json_num("proof_growth_mib", mib(last) - mib(first));
 		json_num("proof_growth_fraction", ((double)last - (double)first) / (double)first);
 	}
+	if (mixed && second) {
+		/* quiet readings: the 2nd tenth to the last, past the warm-up */
+		json_num("quiet_growth_mib", mib(last) - mib(second));
+		json_num("quiet_growth_fraction", ((double)last - (double)second) / (double)second);
+	}
 	json_end_object();
+	if (mixed)
+		print_mixed(&ms);
 	json_end_object();
 	json_done();
 
@@ -784,6 +1272,8 @@ int bench_load_main(int argc, char **argv)
 	for (int r = 0; r < runs_proofs; r++)
 		if (f_proofs[r][F_FAILURES] > 0)
 			ret = 1;
+	if (mixed && !mixed_ok(&ms))
+		ret = 1;
 out:
 	zkp_client_close(mon);
 	if (cs)
@@ -795,6 +1285,13 @@ out:
 	free(pr.queue_s);
 	free(pr.stages_s);
 	free(pr.ok);
+	free(pr.job_id);
+	free(pr.state);
+	free(pr.n_final);
+	free(pr.verified);
+	free(pr.mismatch);
+	zkp_groth16_pvk_free(pvk);
+	zkp_groth16_vk_release(&vk);
 	pthread_mutex_destroy(&pr.lock);
 	free(f_conn);
 	free(f_status);
