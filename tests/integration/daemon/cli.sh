@@ -7,77 +7,14 @@
 # Usage: cli.sh BUILD_DIR WORK_DIR
 set -euo pipefail
 
-build=$(cd "$1" && pwd)
-work=$2
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+set_paths "$1" "$2"
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
-zkpd=$build/src/daemon/zkpd
-zkpctl=$build/src/daemon/zkpctl
-zkp=$build/src/tools/zkp
-
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
-work=$(pwd)
+make_work_dir
 demo=$work/demo
-
-# A Unix socket path is limited to 107 bytes; fall back to /tmp for long
-# work dirs.
-sockdir=
-sock=$work/zkpd.sock
-if [ "${#sock}" -gt 100 ]; then
-	sockdir=$(mktemp -d /tmp/zkpd-cli.XXXXXX)
-	sock=$sockdir/zkpd.sock
-fi
-
-pass=0
-failed=0
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL - $1 ($2)"; }
-# check WHAT DETAILS CMD...: ok when CMD succeeds
-check() {
-	local what=$1 details=$2
-	shift 2
-	if "$@"; then ok "$what"; else bad "$what" "$details"; fi
-}
-
-# run CMD...: runs CMD (limited to 60 s) with stdout in out.txt and stderr in
-# err.txt, its exit status in $rc
-rc=0
-run() {
-	rc=0
-	timeout 60 "$@" >out.txt 2>err.txt || rc=$?
-}
-# shows a command's output in a FAIL line
-said() { printf 'exit %s; stdout: %s; stderr: %s' "$rc" "$(head -c 400 out.txt | tr '\n' ' ')" \
-	"$(head -c 400 err.txt | tr '\n' ' ')"; }
-# expect CODE WHAT CMD...: runs CMD and compares its exit status
-expect() {
-	local want=$1 what=$2
-	shift 2
-	run "$@"
-	if [ "$rc" -eq "$want" ]; then ok "$what"; else bad "$what" "wanted exit $want; $(said)"; fi
-}
-has() { grep -q -- "$1" "$2"; }
-# verify PROOF PUBLIC WHAT: zkp verify against the demo verifying key
-verify() {
-	run "$zkp" verify --vk "$demo/demo.INSECURE-DEV.vk" --proof "$1" --public "$2"
-	if [ "$rc" -eq 0 ] && has valid out.txt && ! has invalid out.txt; then ok "$3"; else
-		bad "$3" "$(said)"; fi
-}
-json_field() { sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p" "$2"; }
-
-pid=
-cleanup() {
-	local status=$?
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		kill -TERM "$pid" 2>/dev/null || true
-		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-		kill -KILL "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	fi
-	[ -z "$sockdir" ] || rm -rf "$sockdir"
-	exit "$status"
-}
+vk=$demo/demo.INSECURE-DEV.vk
+pick_sock cli
 trap cleanup EXIT
 
 # --- zkpd options and configuration --------------------------------------
@@ -114,15 +51,8 @@ check "docs/config.md equals --print-config-doc" "diff: $(diff out.txt "$src/doc
 
 # --- the demo daemon -----------------------------------------------------
 
-"$zkpd" --listen "unix:$sock" --demo-dir "$demo" >zkpd.log 2>&1 &
-pid=$!
-up=no
-for _ in $(seq 300); do
-	kill -0 "$pid" 2>/dev/null || break
-	if "$zkpctl" --connect "unix:$sock" --timeout 2 health >/dev/null 2>&1; then up=yes; break; fi
-	sleep 0.1
-done
-if [ "$up" != yes ]; then
+launch_zkpd zkpd.log --listen "unix:$sock" --demo-dir "$demo"
+if ! wait_healthy "$pid" 300 "$zkpctl" --connect "unix:$sock"; then
 	bad "zkpd starts with the demo circuit" "log: $(tail -5 zkpd.log | tr '\n' ' ')"
 	exit 1
 fi

@@ -15,68 +15,26 @@
 # Usage: faults.sh BUILD_DIR WORK_DIR
 set -euo pipefail
 
-build=$(cd "$1" && pwd)
-work=$2
-zkpd=$build/src/daemon/zkpd
-zkpctl=$build/src/daemon/zkpctl
-zkp=$build/src/tools/zkp
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
-work=$(pwd)
+set_paths "$1" "$2"
+make_work_dir
 demo=$work/demo
+vk=$demo/demo.INSECURE-DEV.vk
 sockdir=$(mktemp -d /tmp/zkpd-faults.XXXXXX)
 sock=$sockdir/zkpd.sock
 addr=unix:$sock
 
-pass=0
-failed=0
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL - $1 ($2)"; }
-rc=0
-run() {
-	rc=0
-	timeout 120 "$@" >out.txt 2>err.txt || rc=$?
-}
-said() { printf 'exit %s; stdout: %s; stderr: %s' "$rc" "$(head -c 300 out.txt | tr '\n' ' ')" \
-	"$(head -c 300 err.txt | tr '\n' ' ')"; }
-verify() {
-	"$zkp" verify --vk "$demo/demo.INSECURE-DEV.vk" --proof "$1" --public "$2" 2>/dev/null |
-		grep -qx valid
-}
-
-pid=
-stop_daemon() {
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		kill -TERM "$pid" 2>/dev/null || true
-		for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-		kill -KILL "$pid" 2>/dev/null || true
-	fi
-	[ -z "$pid" ] || wait "$pid" 2>/dev/null || true
-	pid=
-}
-cleanup() {
-	local status=$?
-	stop_daemon
-	rm -rf "$sockdir"
-	exit "$status"
-}
+run_timeout=120
+said_bytes=300
 trap cleanup EXIT
 
 # start_daemon LOG [ARGS...]: zkpd on $addr; waits until it answers.
 start_daemon() {
 	local log=$1
 	shift
-	"$zkpd" --listen "$addr" "$@" 2>>"$log" &
-	pid=$!
-	for _ in $(seq 600); do
-		if "$zkpctl" --connect "$addr" health >/dev/null 2>&1; then
-			return 0
-		fi
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
+	launch_zkpd "$log" --listen "$addr" "$@"
+	wait_healthy "$pid" 600 "$zkpctl" --connect "$addr" && return 0
 	echo "zkpd did not start; its log:" >&2
 	cat "$log" >&2
 	exit 1
@@ -91,9 +49,9 @@ sleep 0.05
 kill -KILL "$client" 2>/dev/null || true
 wait "$client" 2>/dev/null || true
 run "$zkpctl" --connect "$addr" --json submit demo "$demo/demo.wtns" --request-id killed-client
-id=$(sed -n 's/.*"job_id":\([0-9]*\).*/\1/p' out.txt)
+id=$(json_field job_id out.txt)
 run "$zkpctl" --connect "$addr" await "$id" --out killed.bin --public-json killed.json
-if [ "$rc" -eq 0 ] && verify killed.bin killed.json; then
+if [ "$rc" -eq 0 ] && valid_proof "$vk" killed.bin killed.json; then
 	ok "a client killed mid-job: its job ends and the same request_id returns the proof"
 else
 	bad "a client killed mid-job" "$(said)"
@@ -127,13 +85,13 @@ all=1
 for i in 1 2 3 4 5 6; do
 	run "$zkpctl" --connect "$addr" prove demo "$demo/demo.wtns" --request-id "crash-$i" \
 		--out "crash$i.bin" --public-json "crash$i.json"
-	if [ "$rc" -ne 0 ] || ! verify "crash$i.bin" "crash$i.json"; then
+	if [ "$rc" -ne 0 ] || ! valid_proof "$vk" "crash$i.bin" "crash$i.json"; then
 		all=0
 		bad "resubmitted crash-$i completes after the restart" "$(said)"
 	fi
 done
 [ "$all" -eq 0 ] || ok "all 6 request_ids resubmitted after SIGKILL complete and verify"
-stop_daemon
+stop_zkpd
 
 # ---- disk full ----
 # RLIMIT_FSIZE makes writes past the limit fail (EFBIG with SIGXFSZ
@@ -162,16 +120,14 @@ fi
 "$zkp" setup small.pce -o small >/dev/null 2>&1
 run bash -c "trap '' XFSZ; ulimit -f 8; exec '$zkp' prove --key small.INSECURE-DEV.params \
 	--pce small.pce --witness small.wtns -o small.bin --public small.json"
-if [ "$rc" -eq 0 ] && "$zkp" verify --vk small.INSECURE-DEV.vk --proof small.bin \
-	--public small.json 2>/dev/null | grep -qx valid; then
+if [ "$rc" -eq 0 ] && valid_proof small.INSECURE-DEV.vk small.bin small.json; then
 	ok "prove with a key cache that cannot be written still proves"
 else
 	bad "prove with an unwritable key cache" "$(said)"
 fi
 run "$zkp" prove --key small.INSECURE-DEV.params --pce small.pce --witness small.wtns \
 	-o small2.bin --public small2.json
-if [ "$rc" -eq 0 ] && "$zkp" verify --vk small.INSECURE-DEV.vk --proof small2.bin \
-	--public small2.json 2>/dev/null | grep -qx valid; then
+if [ "$rc" -eq 0 ] && valid_proof small.INSECURE-DEV.vk small2.bin small2.json; then
 	ok "the next prove (disk no longer full) proves and its cache is sound"
 else
 	bad "the next prove after a full disk" "$(said)"
@@ -191,7 +147,7 @@ preload = true
 EOF
 start_daemon zkpd3.log --config budget.conf
 run "$zkpctl" --connect "$addr" --json submit demo "$demo/demo.wtns"
-id=$(sed -n 's/.*"job_id":\([0-9]*\).*/\1/p' out.txt)
+id=$(json_field job_id out.txt)
 sleep 1
 run "$zkpctl" --connect "$addr" --json status
 if grep -q '"state":"queued"' out.txt; then
@@ -207,7 +163,7 @@ else
 fi
 run "$zkpctl" --connect "$addr" health
 if [ "$rc" -eq 0 ]; then ok "the daemon still serves"; else bad "still serves" "$(said)"; fi
-stop_daemon
+stop_zkpd
 
 # ---- injected device faults ----
 # A bellman proof makes 7 NTTs and 4 G1 MSMs: with a fault every 23rd call,
@@ -219,7 +175,7 @@ other=0
 for i in $(seq 8); do
 	run "$zkpctl" --connect "$addr" prove demo "$demo/demo.wtns" --out "dev$i.bin" \
 		--public-json "dev$i.json"
-	if [ "$rc" -eq 0 ] && verify "dev$i.bin" "dev$i.json"; then
+	if [ "$rc" -eq 0 ] && valid_proof "$vk" "dev$i.bin" "dev$i.json"; then
 		good=$((good + 1))
 	elif [ "$rc" -eq 1 ] && grep -q ERR_DEVICE err.txt; then
 		faulted=$((faulted + 1))
@@ -236,7 +192,7 @@ fi
 run "$zkpctl" --connect "$addr" health
 if [ "$rc" -eq 0 ]; then ok "the daemon serves after device faults"; else
 	bad "serves after device faults" "$(said)"; fi
-stop_daemon
+stop_zkpd
 
 echo "# $pass passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -9,78 +9,27 @@
 # Usage: http.sh BUILD_DIR WORK_DIR. Exit 77 (skipped) without curl.
 set -euo pipefail
 
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
 if ! command -v curl >/dev/null 2>&1; then
 	echo "skip: curl not installed"
 	exit 77
 fi
 
-build=$(cd "$1" && pwd)
-work=$2
-zkpd=$build/src/daemon/zkpd
-zkpctl=$build/src/daemon/zkpctl
-
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
-work=$(pwd)
+set_paths "$1" "$2"
+make_work_dir
 demo=$work/demo
-
-# A Unix socket path is limited to 107 bytes; fall back to /tmp for long
-# work dirs.
-sockdir=$work
-if [ "${#work}" -gt 90 ]; then
-	sockdir=$(mktemp -d /tmp/zkpd-http.XXXXXX)
-fi
-sock=$sockdir/zkpd.sock
-
-pass=0
-failed=0
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL - $1 ($2)"; }
-check() {
-	local what=$1 details=$2
-	shift 2
-	if "$@"; then ok "$what"; else bad "$what" "$details"; fi
-}
-has() { grep -q -- "$1" "$2"; }
-
-pids=()
-cleanup() {
-	local status=$?
-	for p in "${pids[@]}"; do
-		if kill -0 "$p" 2>/dev/null; then
-			kill -KILL "$p" 2>/dev/null || true
-			wait "$p" 2>/dev/null || true
-		fi
-	done
-	[ "$sockdir" = "$work" ] || rm -rf "$sockdir"
-	exit "$status"
-}
+pick_sock http
 trap cleanup EXIT
 
 # start LOG ARGS...: starts zkpd in the background ($pid) and waits until it
 # answers Health on $sock or exits; $up says which
-pid=
 up=no
 start() {
-	local log=$1
-	shift
-	"$zkpd" "$@" >"$log" 2>&1 &
-	pid=$!
+	launch_zkpd "$@"
 	pids+=("$pid")
 	up=no
-	for _ in $(seq 600); do
-		kill -0 "$pid" 2>/dev/null || break
-		if "$zkpctl" --connect "unix:$sock" --timeout 2 health >/dev/null 2>&1; then
-			up=yes
-			return
-		fi
-		sleep 0.1
-	done
-}
-stop() {
-	kill -TERM "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
+	if wait_healthy "$pid" 600 "$zkpctl" --connect "unix:$sock"; then up=yes; fi
 }
 
 # --- the demo circuit's files, made by a demo-mode zkpd --------------------
@@ -90,7 +39,7 @@ if [ "$up" != yes ]; then
 	bad "demo-mode zkpd makes the demo circuit" "log: $(tail -5 demo.log | tr '\n' ' ')"
 	exit 1
 fi
-stop
+stop_zkpd
 ok "demo-mode zkpd makes the demo circuit"
 
 # --- zkpd with [http] and [log] format = json --------------------------------
@@ -200,7 +149,7 @@ check "a truncated witness fails the job" "exit $rc" test "$rc" -eq 1
 
 # --- a second zkpd on the same HTTP port -------------------------------------
 
-sed "s|unix:$sock|unix:$sockdir/second.sock|" zkpd.conf >second.conf
+sed "s|unix:$sock|unix:${sock%/*}/second.sock|" zkpd.conf >second.conf
 rc=0
 timeout 60 "$zkpd" --config second.conf >second.log 2>&1 || rc=$?
 check "a second zkpd on the same http port exits 1" "exit $rc" test "$rc" -eq 1

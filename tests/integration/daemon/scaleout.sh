@@ -9,11 +9,9 @@
 # Usage: scaleout.sh BUILD_DIR WORK_DIR
 set -euo pipefail
 
-build=$(cd "$1" && pwd)
-work=$2
-zkpd=$build/src/daemon/zkpd
-zkpctl=$build/src/daemon/zkpctl
-zkp=$build/src/tools/zkp
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+set_paths "$1" "$2"
 haproxy=$(command -v haproxy || true)
 if [ -z "$haproxy" ] && [ -x /usr/sbin/haproxy ]; then
 	haproxy=/usr/sbin/haproxy
@@ -23,42 +21,12 @@ if [ -z "$haproxy" ]; then
 	exit 77
 fi
 
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
-work=$(pwd)
-
-pass=0
-failed=0
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL - $1 ($2)"; }
-
-pids=()
-cleanup() {
-	local status=$?
-	for p in "${pids[@]}"; do
-		kill -KILL "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
-	exit "$status"
-}
+make_work_dir
 trap cleanup EXIT
-
-# A free loopback TCP port: bash's /dev/tcp connect fails on a closed port.
-free_port() {
-	local p
-	for _ in $(seq 200); do
-		p=$((20000 + RANDOM % 40000))
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-			echo "$p"
-			return 0
-		fi
-	done
-	return 1
-}
 
 "$zkp" synth --shape porep --constraints 4000 -o small.pce --witness small.wtns >/dev/null
 "$zkp" setup small.pce -o small >/dev/null 2>&1
+vk=small.INSECURE-DEV.vk
 
 ports=()
 for n in 1 2; do
@@ -79,15 +47,8 @@ EOF
 	pids+=($!)
 done
 for n in 1 2; do
-	up=0
-	for _ in $(seq 300); do
-		if "$zkpctl" --connect "tcp:127.0.0.1:${ports[$((n - 1))]}" health >/dev/null 2>&1; then
-			up=1
-			break
-		fi
-		sleep 0.1
-	done
-	[ "$up" -eq 1 ] || { echo "zkpd $n did not start:"; cat "zkpd$n.log"; exit 1; }
+	wait_healthy "${pids[$((n - 1))]}" 300 "$zkpctl" --connect "tcp:127.0.0.1:${ports[$((n - 1))]}" ||
+		{ echo "zkpd $n did not start:"; cat "zkpd$n.log"; exit 1; }
 done
 
 lb=$(free_port)
@@ -131,10 +92,6 @@ prove() {
 	done
 	return "$rc"
 }
-verify() {
-	"$zkp" verify --vk small.INSECURE-DEV.vk --proof "proof$1.bin" --public "public$1.json" \
-		2>/dev/null | grep -qx valid
-}
 done_on() {
 	"$zkpctl" --connect "tcp:127.0.0.1:$1" metrics 2>/dev/null |
 		sed -n 's/^zkpd_jobs_total{state="done"} \([0-9]*\)$/\1/p'
@@ -143,7 +100,7 @@ done_on() {
 # Jobs are spread.
 all=1
 for i in $(seq 1 8); do
-	if ! prove "$i" "spread-$i" || ! verify "$i"; then
+	if ! prove "$i" "spread-$i" || ! valid_proof "$vk" "proof$i.bin" "public$i.json"; then
 		all=0
 		bad "proof $i through the balancer" "$(tail -n2 "prove$i.err" | tr '\n' ' ')"
 	fi
@@ -165,7 +122,7 @@ client() {
 	local c=$1 k
 	for k in 1 2 3 4; do
 		prove "$c$k" "failover-$c-$k" || return 1
-		verify "$c$k" || return 1
+		valid_proof "$vk" "proof$c$k.bin" "public$c$k.json" || return 1
 	done
 }
 clients=()
@@ -204,7 +161,8 @@ for i in $(seq 21 24); do
 	rc=0
 	"$zkpctl" --connect "$fleet" prove small small.wtns --out "proof$i.bin" \
 		--public-json "public$i.json" >/dev/null 2>"prove$i.err" || rc=$?
-	if [ "$rc" -ne 0 ] || ! verify "$i" || ! grep -q "trying tcp:127.0.0.1:${ports[1]}" "prove$i.err"; then
+	if [ "$rc" -ne 0 ] || ! valid_proof "$vk" "proof$i.bin" "public$i.json" ||
+		! grep -q "trying tcp:127.0.0.1:${ports[1]}" "prove$i.err"; then
 		all=0
 		bad "zkpctl --connect with a dead first daemon" "exit $rc; $(tr '\n' ' ' <"prove$i.err")"
 	fi

@@ -15,66 +15,14 @@
 # Usage: tls.sh BUILD_DIR WORK_DIR
 set -euo pipefail
 
-build=$(cd "$1" && pwd)
-work=$2
-zkpd=$build/src/daemon/zkpd
-zkpctl=$build/src/daemon/zkpctl
-zkp=$build/src/tools/zkp
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+set_paths "$1" "$2"
 
 command -v openssl >/dev/null || { echo "SKIP: no openssl command"; exit 77; }
 
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
-work=$(pwd)
-
-sockdir=
-sock=$work/zkpd.sock
-if [ "${#sock}" -gt 100 ]; then
-	sockdir=$(mktemp -d /tmp/zkpd-tls.XXXXXX)
-	sock=$sockdir/zkpd.sock
-fi
-
-pass=0
-failed=0
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL - $1 ($2)"; }
-check() {
-	local what=$1 details=$2
-	shift 2
-	if "$@"; then ok "$what"; else bad "$what" "$details"; fi
-}
-rc=0
-run() {
-	rc=0
-	timeout 60 "$@" >out.txt 2>err.txt || rc=$?
-}
-said() { printf 'exit %s; stdout: %s; stderr: %s' "$rc" "$(head -c 400 out.txt | tr '\n' ' ')" \
-	"$(head -c 400 err.txt | tr '\n' ' ')"; }
-expect() {
-	local want=$1 what=$2
-	shift 2
-	run "$@"
-	if [ "$rc" -eq "$want" ]; then ok "$what"; else bad "$what" "wanted exit $want; $(said)"; fi
-}
-has() { grep -q -- "$1" "$2"; }
-
-pid=
-stop_zkpd() {
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		kill -TERM "$pid" 2>/dev/null || true
-		for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-		kill -KILL "$pid" 2>/dev/null || true
-	fi
-	[ -z "$pid" ] || wait "$pid" 2>/dev/null || true
-	pid=
-}
-cleanup() {
-	local status=$?
-	stop_zkpd
-	[ -z "$sockdir" ] || rm -rf "$sockdir"
-	exit "$status"
-}
+make_work_dir
+pick_sock tls
 trap cleanup EXIT
 
 # --- test-only keys and certificates -----------------------------------
@@ -116,14 +64,6 @@ run "$zkp" setup c.pce -o c
 check "zkp setup (INSECURE development key, test only)" "$(said)" test "$rc" -eq 0
 vk=$work/c.INSECURE-DEV.vk
 
-free_port() {
-	if command -v python3 >/dev/null; then
-		python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-	else
-		echo $((20000 + RANDOM % 30000))
-	fi
-}
-
 # write_conf FILE EXTRA...: a config serving circuit c on the socket and a
 # TLS port ($port), with EXTRA lines added to [server] and [tls]
 write_conf() {
@@ -137,22 +77,10 @@ write_conf() {
 start_zkpd() {
 	local conf=$1 log=$2
 	shift 2
-	"$zkpd" --config "$conf" >"$log" 2>&1 &
-	pid=$!
-	for _ in $(seq 300); do
-		kill -0 "$pid" 2>/dev/null || break
-		if "$@" --timeout 2 health >/dev/null 2>&1; then return 0; fi
-		sleep 0.1
-	done
+	launch_zkpd "$log" --config "$conf"
+	wait_healthy "$pid" 300 "$@" && return 0
 	bad "zkpd starts with $conf" "log: $(tail -5 "$log" | tr '\n' ' ')"
 	exit 1
-}
-
-# verify PROOF PUBLIC WHAT
-verify() {
-	run "$zkp" verify --vk "$vk" --proof "$1" --public "$2"
-	if [ "$rc" -eq 0 ] && has valid out.txt && ! has invalid out.txt; then ok "$3"; else
-		bad "$3" "$(said)"; fi
 }
 
 # --- configuration checks ------------------------------------------------

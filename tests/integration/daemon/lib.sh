@@ -1,0 +1,154 @@
+# Helpers shared by the shell tests in this directory (cli.sh, tls.sh,
+# faults.sh, http.sh, scaleout.sh). Sourced, not run: it defines functions
+# and the state they use, and does nothing else.
+# shellcheck shell=bash
+
+# --- paths and directories ----------------------------------------------
+
+# set_paths BUILD_DIR WORK_DIR: sets $build (absolute), $work, $zkpd, $zkpctl, $zkp
+set_paths() {
+	build=$(cd "$1" && pwd)
+	work=$2
+	zkpd=$build/src/daemon/zkpd
+	zkpctl=$build/src/daemon/zkpctl
+	zkp=$build/src/tools/zkp
+}
+
+# make_work_dir: empties $work, enters it and makes $work absolute
+make_work_dir() {
+	rm -rf "$work"
+	mkdir -p "$work"
+	cd "$work"
+	work=$(pwd)
+}
+
+# pick_sock NAME: $sock is zkpd.sock in $work, or in a new /tmp/zkpd-NAME.*
+# ($sockdir, removed by cleanup) when that path passes the 107-byte limit
+sockdir=
+pick_sock() {
+	sockdir=
+	sock=$work/zkpd.sock
+	if [ "${#sock}" -gt 100 ]; then
+		sockdir=$(mktemp -d "/tmp/zkpd-$1.XXXXXX")
+		sock=$sockdir/zkpd.sock
+	fi
+}
+
+# --- results ---------------------------------------------------------------
+
+pass=0
+failed=0
+# ok WHAT: counts and prints a passed check
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+# bad WHAT DETAILS: counts and prints a failed check
+bad() { failed=$((failed + 1)); echo "FAIL - $1 ($2)"; }
+# check WHAT DETAILS CMD...: ok when CMD succeeds, else bad with DETAILS
+check() {
+	local what=$1 details=$2
+	shift 2
+	if "$@"; then ok "$what"; else bad "$what" "$details"; fi
+}
+# has PATTERN FILE: FILE has a line matching PATTERN
+has() { grep -q -- "$1" "$2"; }
+
+# --- running commands -------------------------------------------------------
+
+run_timeout=60
+said_bytes=400
+rc=0
+# run CMD...: runs CMD (limited to $run_timeout s) with stdout in out.txt and
+# stderr in err.txt, its exit status in $rc
+run() {
+	rc=0
+	timeout "$run_timeout" "$@" >out.txt 2>err.txt || rc=$?
+}
+# said: the last run's exit status and the start of its output, for FAIL lines
+said() { printf 'exit %s; stdout: %s; stderr: %s' "$rc" "$(head -c "$said_bytes" out.txt | tr '\n' ' ')" \
+	"$(head -c "$said_bytes" err.txt | tr '\n' ' ')"; }
+# expect CODE WHAT CMD...: runs CMD; ok when its exit status is CODE
+expect() {
+	local want=$1 what=$2
+	shift 2
+	run "$@"
+	if [ "$rc" -eq "$want" ]; then ok "$what"; else bad "$what" "wanted exit $want; $(said)"; fi
+}
+# json_field NAME FILE: the value of the JSON member NAME (a number or a
+# literal) in FILE
+json_field() { sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p" "$2"; }
+
+# --- proofs -----------------------------------------------------------------
+
+# verify PROOF PUBLIC WHAT: ok when `zkp verify` with the key $vk accepts PROOF
+verify() {
+	run "$zkp" verify --vk "$vk" --proof "$1" --public "$2"
+	if [ "$rc" -eq 0 ] && has valid out.txt && ! has invalid out.txt; then ok "$3"; else
+		bad "$3" "$(said)"; fi
+}
+# valid_proof VK PROOF PUBLIC: succeeds when `zkp verify` with VK says valid
+valid_proof() {
+	"$zkp" verify --vk "$1" --proof "$2" --public "$3" 2>/dev/null | grep -qx valid
+}
+
+# --- daemons ------------------------------------------------------------------
+
+pid=
+pids=()
+# launch_zkpd LOG ARGS...: starts zkpd ARGS in the background, output in LOG, as $pid
+launch_zkpd() {
+	local log=$1
+	shift
+	"$zkpd" "$@" >"$log" 2>&1 &
+	pid=$!
+}
+# wait_healthy PID TRIES CLIENT...: polls `CLIENT --timeout 2 health` every
+# 0.1 s, at most TRIES times; fails when PID exits or it never answers
+wait_healthy() {
+	local p=$1 tries=$2
+	shift 2
+	for _ in $(seq "$tries"); do
+		kill -0 "$p" 2>/dev/null || return 1
+		if "$@" --timeout 2 health >/dev/null 2>&1; then return 0; fi
+		sleep 0.1
+	done
+	return 1
+}
+# stop_zkpd: SIGTERM to $pid, SIGKILL if it still runs after 10 s; reaps it
+stop_zkpd() {
+	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+		kill -TERM "$pid" 2>/dev/null || true
+		for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	[ -z "$pid" ] || wait "$pid" 2>/dev/null || true
+	pid=
+}
+# cleanup: the EXIT trap: stops $pid, kills the processes in $pids, removes
+# $sockdir, and exits with the script's status
+cleanup() {
+	local status=$? p
+	stop_zkpd
+	for p in "${pids[@]}"; do
+		kill -KILL "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	[ -z "$sockdir" ] || rm -rf "$sockdir"
+	exit "$status"
+}
+
+# free_port: a free loopback TCP port
+free_port() {
+	if command -v python3 >/dev/null; then
+		python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+		return
+	fi
+	# without python3: random ports until a connect fails (nothing listens)
+	local p
+	for _ in $(seq 200); do
+		p=$((20000 + RANDOM % 40000))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
+}
