@@ -51,6 +51,7 @@
  * 2 usage.
  */
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <math.h>
 #include <poll.h>
@@ -82,8 +83,11 @@ static void help(FILE *f)
 {
 	fprintf(f, "usage: zkpd-bench load --connect ADDRESS [--connections N] "
 		   "[--status-calls M]\n"
-		   "       [--circuit NAME --witness FILE --proofs P --proof-clients K] "
-		   "[--mixed --vk FILE [--seed S]] [--runs R]\n");
+		   "       [--circuit NAME --witness FILE [--witness-by-path] --proofs P "
+		   "--proof-clients K]\n"
+		   "       [--mixed --vk FILE [--seed S]] [--runs R]\n"
+		   "  --witness-by-path  send FILE's absolute path (it must lie in the daemon's\n"
+		   "                     server.witness_dir) instead of its bytes\n");
 }
 
 /* ---- figures ---- */
@@ -537,6 +541,7 @@ typedef struct {
 	const uint8_t *wit;
 	size_t wit_len;
 	bool wtns;
+	const char *wit_path; /* non-NULL: the witness travels as this path */
 	uint64_t proofs;
 	atomic_uint_fast64_t next, done;
 	uint64_t limit; /* proofs below it may start */
@@ -576,7 +581,10 @@ static uint64_t mix64(uint64_t x)
 static void fill_submit(const proof_run *p, Zkpd__V1__SubmitRequest *sr, Zkpd__V1__Witness *w,
 			char *rid, size_t rid_len, uint64_t i)
 {
-	if (p->wtns) {
+	if (p->wit_path) {
+		w->source_case = ZKPD__V1__WITNESS__SOURCE_PATH;
+		w->path = (char *)p->wit_path;
+	} else if (p->wtns) {
 		w->source_case = ZKPD__V1__WITNESS__SOURCE_WTNS;
 		w->wtns.data = (uint8_t *)p->wit;
 		w->wtns.len = p->wit_len;
@@ -1058,7 +1066,8 @@ int bench_load_main(int argc, char **argv)
 	const char *addr = NULL, *circuit = NULL, *wit_path = NULL, *vk_path = NULL;
 	bool mixed = false;
 	uint64_t seed = 0;
-	bool seeded = false;
+	bool seeded = false, by_path = false;
+	char abs_wit[PATH_MAX];
 	long connections = 1000, proofs = 40, clients = 4, runs = 0;
 	long long status_calls = 20000;
 	for (int i = 1; i < argc; i++) {
@@ -1079,6 +1088,8 @@ int bench_load_main(int argc, char **argv)
 			clients = strtol(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--mixed"))
 			mixed = true;
+		else if (!strcmp(argv[i], "--witness-by-path"))
+			by_path = true;
 		else if (!strcmp(argv[i], "--vk") && more)
 			vk_path = argv[++i];
 		else if (!strcmp(argv[i], "--seed") && more) {
@@ -1148,6 +1159,13 @@ int bench_load_main(int argc, char **argv)
 		pr.wit = wit;
 		pr.wit_len = wit_len;
 		pr.wtns = wit_len >= 4 && !memcmp(wit, "wtns", 4);
+		if (by_path) {
+			if (!realpath(wit_path, abs_wit)) {
+				fprintf(stderr, "load: %s: %s\n", wit_path, strerror(errno));
+				goto out;
+			}
+			pr.wit_path = abs_wit;
+		}
 		pr.proofs = (uint64_t)proofs;
 		pr.lat_ms = calloc(pr.proofs, sizeof(double));
 		pr.total_s = calloc(pr.proofs, sizeof(double));
@@ -1215,7 +1233,7 @@ int bench_load_main(int argc, char **argv)
 	if (circuit) {
 		json_str("circuit", circuit);
 		json_str("witness", wit_path);
-		json_str("witness_format", pr.wtns ? "wtns" : "raw");
+		json_str("witness_format", pr.wit_path ? "path" : pr.wtns ? "wtns" : "raw");
 		json_num("witness_bytes", (double)wit_len);
 		json_num("proofs", (double)proofs);
 		json_num("proof_clients", (double)clients);

@@ -66,6 +66,7 @@ daemon_start() {
 [server]
 listen = $addr
 max_connections = $1
+witness_dir = $work
 [circuit.porep16]
 pce = porep16.pce
 key = porep16.INSECURE-DEV.params

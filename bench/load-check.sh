@@ -17,6 +17,8 @@
 #   LOAD_CONNECTIONS (1000)  LOAD_STATUS_CALLS (20000)  LOAD_PROOFS (200)
 #   LOAD_PROOF_CLIENTS (4)   LOAD_RUNS (unset: the bench's defaults)
 #   LOAD_KEEP=1 keeps the work directory (circuit, keys, config, zkpd.log).
+#   LOAD_WITNESS_BY_PATH=1 sends the witness as a path in server.witness_dir
+#   instead of its bytes (the daemon reads the file itself).
 set -euo pipefail
 
 if [ $# -ne 1 ]; then
@@ -32,6 +34,10 @@ status_calls=${LOAD_STATUS_CALLS:-20000}
 proofs=${LOAD_PROOFS:-200}
 clients=${LOAD_PROOF_CLIENTS:-4}
 runs=()
+by_path=()
+if [ -n "${LOAD_WITNESS_BY_PATH:-}" ]; then
+  by_path=(--witness-by-path)
+fi
 if [ -n "${LOAD_RUNS:-}" ]; then
   runs=(--runs "$LOAD_RUNS")
 fi
@@ -42,7 +48,7 @@ daemon_start $((connections + clients + 64))
 status=0
 "$bench" load --connect "$addr" --connections "$connections" --status-calls "$status_calls" \
   --circuit porep16 --witness "$work/porep16.wtns" --proofs "$proofs" \
-  --proof-clients "$clients" "${runs[@]}" || status=1
+  --proof-clients "$clients" "${by_path[@]}" "${runs[@]}" || status=1
 
 daemon_stop || status=1
 exit "$status"
