@@ -16,6 +16,8 @@
  *    a range outside the buffer is ZKP_ERR_INVAL.
  *  - Operations may run asynchronously on a device; sync waits for all of
  *    them. On the CPU backend every call has finished when it returns.
+ *  - Host memory a device copies from or to is best taken from host_alloc
+ *    (pinned there); any host memory works.
  *  - One backend object may be used from several threads at once, each
  *    call with its own buffers.
  *  - Every fallible call returns 0 or a negative zkp_err; nothing aborts
@@ -29,6 +31,8 @@
 #include <stdint.h>
 
 #include "zkpd/ec.h"
+#include "zkpd/error.h"
+#include "zkpd/ff.h"
 #include "zkpd/msm.h"
 #include "zkpd/ntt.h"
 #include "zkpd/pool.h"
@@ -62,7 +66,19 @@ typedef struct {
 	int (*msm_g2)(zkp_backend *be, zkp_g2 *ret, const zkp_dbuf *bases,
 		      const zkp_dbuf *scalars, const uint64_t *density, size_t n,
 		      const zkp_msm_opts *opts);
+	/* The pointwise step of H on a coset, fused in one pass:
+	 * a[i] = (a[i] b[i] - c[i]) scale for i < n (scale NULL: 1). a, b and
+	 * c hold at least n Fr elements; queued like ntt. */
+	int (*h_pointwise)(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, const zkp_dbuf *c,
+			   const zkp_fr *scale, size_t n);
 	int (*sync)(zkp_backend *be);
+	/* Host staging memory for upload and download: page-locked on a
+	 * device backend, so copies run at full bus speed without a bounce
+	 * buffer (counted under ZKP_MEM_PINNED while it lives); ordinary
+	 * 64-byte-aligned memory on the CPU backend. host_free takes the
+	 * size given to host_alloc; NULL is a no-op. */
+	int (*host_alloc)(zkp_backend *be, void **ret, size_t bytes);
+	void (*host_free)(zkp_backend *be, void *p, size_t bytes);
 } zkp_backend_ops;
 
 struct zkp_backend {
@@ -84,6 +100,35 @@ int zkp_backend_cpu_new(zkp_backend **ret, zkp_pool *pool);
 int zkp_backend_faulty_new(zkp_backend **ret, zkp_backend *inner, unsigned every);
 /* Faults injected so far by a backend from zkp_backend_faulty_new. */
 unsigned long zkp_backend_faulty_injected(zkp_backend *be);
+
+/*
+ * A test double that keeps its memory out of the caller's sight, as a
+ * device does: host_visible is false and every buffer it hands out holds
+ * its data in a scrambled encoding (64-bit words XORed with a key), so
+ * code that reads or writes dbuf.ptr directly instead of going through
+ * upload and download computes garbage and fails its checks. Operations
+ * decode into temporary host memory, run on inner (host-visible; not
+ * owned; must outlive it) and encode the results. import_host copies.
+ * Errors: ZKP_ERR_INVAL (inner NULL or not host-visible), ZKP_ERR_NOMEM.
+ */
+int zkp_backend_offhost_new(zkp_backend **ret, zkp_backend *inner);
+
+/*
+ * A read-only window [off, off + bytes) of buf, for an operation that only
+ * reads it (an MSM's scalars starting past the inputs). The view owns
+ * nothing: releasing it is a no-op, upload and ntt refuse it, and it must
+ * not outlive buf. Works on every backend (ptr is only offset, never
+ * dereferenced here). Errors: ZKP_ERR_INVAL (the range leaves buf).
+ */
+static inline int zkp_dbuf_view(zkp_dbuf *ret, const zkp_dbuf *buf, size_t off, size_t bytes)
+{
+	if (off > buf->bytes || bytes > buf->bytes - off)
+		return ZKP_ERR_INVAL;
+	ret->ptr = buf->ptr ? (char *)buf->ptr + off : NULL;
+	ret->bytes = bytes;
+	ret->owned = false;
+	return 0;
+}
 
 /* Calls through the table, so callers read like ordinary functions. */
 static inline void zkp_backend_free(zkp_backend *be)
@@ -141,9 +186,25 @@ static inline int zkp_backend_msm_g2(zkp_backend *be, zkp_g2 *ret, const zkp_dbu
 	return be->ops->msm_g2(be, ret, bases, scalars, density, n, opts);
 }
 
+static inline int zkp_backend_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b,
+					  const zkp_dbuf *c, const zkp_fr *scale, size_t n)
+{
+	return be->ops->h_pointwise(be, a, b, c, scale, n);
+}
+
 static inline int zkp_backend_sync(zkp_backend *be)
 {
 	return be->ops->sync(be);
+}
+
+static inline int zkp_backend_host_alloc(zkp_backend *be, void **ret, size_t bytes)
+{
+	return be->ops->host_alloc(be, ret, bytes);
+}
+
+static inline void zkp_backend_host_free(zkp_backend *be, void *p, size_t bytes)
+{
+	be->ops->host_free(be, p, bytes);
 }
 
 #endif

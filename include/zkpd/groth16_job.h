@@ -41,13 +41,43 @@
 
 typedef struct zkp_groth16_job zkp_groth16_job;
 
-/* Checks n_w against the circuit, the key's shape against the circuit,
- * w[0] = ONE and a host-visible backend (errors as zkp_groth16_prove:
- * ZKP_ERR_MISMATCH, ZKP_ERR_INVAL, ZKP_ERR_UNSUPPORTED, ZKP_ERR_NOMEM).
- * Allocates nothing large. */
+/*
+ * Backends. The job drives any backend through backend.h. On a
+ * host-visible one (the CPU) a, b, c are evaluated in place and the key's
+ * queries are referenced where they lie. On a device backend (host_visible
+ * false) a, b, c are evaluated into host staging memory (host_alloc:
+ * pinned) and uploaded, H is computed on the device (NTTs and the fused
+ * pointwise step, nothing comes back), the witness is uploaded once for
+ * the L, A and B_G1 MSMs, and the B_G2 MSM runs on a CPU backend of the
+ * job's own over pool, overlapped with the device's G1 MSMs. The key's G1
+ * queries are copied to the device per proof unless the job is given a
+ * resident copy (zkp_groth16_job_use_resident), which a daemon makes once
+ * per key and device.
+ */
+typedef struct zkp_groth16_resident zkp_groth16_resident;
+
+/* pk's G1 queries (H, L, A, B_G1) imported into be: on a device one copy
+ * of each in device memory; on the CPU backend references to pk's memory
+ * (no copy). pk and be must outlive it; it is read-only and may serve any
+ * number of jobs at once. Errors: ZKP_ERR_NOMEM, ZKP_ERR_DEVICE (err names
+ * the query and its size). */
+int zkp_groth16_resident_new(zkp_groth16_resident **ret, const zkp_groth16_pk *pk,
+			     zkp_backend *be, zkp_error *err);
+/* Bytes the backend holds for it (0 on a host-visible backend). */
+size_t zkp_groth16_resident_bytes(const zkp_groth16_resident *rk);
+/* NULL is a no-op. No job may still use it. */
+void zkp_groth16_resident_free(zkp_groth16_resident *rk);
+
+/* Checks n_w against the circuit, the key's shape against the circuit and
+ * w[0] = ONE (errors as zkp_groth16_prove: ZKP_ERR_MISMATCH,
+ * ZKP_ERR_INVAL, ZKP_ERR_NOMEM). Allocates nothing large. */
 int zkp_groth16_job_new(zkp_groth16_job **ret, const zkp_pce *pce, const zkp_groth16_pk *pk,
 			const zkp_fr *w, size_t n_w, zkp_backend *be, zkp_pool *pool,
 			zkp_error *err);
+/* Makes the job read the G1 queries from rk instead of importing them
+ * (before the msm stage). Errors: ZKP_ERR_INVAL (rk was made for another
+ * key or backend, or the msm stage has run). */
+int zkp_groth16_job_use_resident(zkp_groth16_job *job, const zkp_groth16_resident *rk);
 int zkp_groth16_job_eval(zkp_groth16_job *job, zkp_error *err);
 int zkp_groth16_job_ntt(zkp_groth16_job *job, zkp_error *err);
 int zkp_groth16_job_msm(zkp_groth16_job *job, zkp_error *err);

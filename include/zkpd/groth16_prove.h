@@ -56,17 +56,17 @@ typedef struct {
 /*
  * Proves that the witness w (n_w = n_inputs + n_aux Montgomery values,
  * w[0] = ONE) satisfies circuit pce, with key pk (any h_conv and
- * ab_layout groth16.h describes). be runs the NTTs and MSMs; pool runs the
- * row evaluation and pointwise work (both may share a pool). times may be
+ * ab_layout groth16.h describes). be runs the NTTs and MSMs (any backend:
+ * groth16_job.h says how a device's is driven); pool runs the row
+ * evaluation (both may share a pool). times may be
  * NULL.
  * Errors (detail in err): ZKP_ERR_MISMATCH (n_w differs from the circuit's
  * n_inputs + n_aux; the key's shape differs from the circuit's, naming the
  * section; or the proof failed to verify for a witness that satisfies the
  * circuit: the key belongs to another circuit), ZKP_ERR_UNSATISFIED (the
  * witness fails a row; the detail names it), ZKP_ERR_INVAL (w[0] is not
- * ONE), ZKP_ERR_UNSUPPORTED (a
- * backend whose memory the host cannot see, or a snarkjs key with 2^28 or
- * more points), ZKP_ERR_IO (the random generator failed), ZKP_ERR_NOMEM,
+ * ONE), ZKP_ERR_UNSUPPORTED (a snarkjs key with 2^28 or more points),
+ * ZKP_ERR_IO (the random generator failed), ZKP_ERR_NOMEM,
  * or the backend's error.
  * Cost: 3 pce evaluations; 6 (snarkjs) or 7 (bellman) NTTs of the domain
  * size; G1 MSMs over about n + n_aux + |A| + |B| points and a G2 MSM over

@@ -1,6 +1,7 @@
 /*
  * The CPU backend: buffers are host memory, NTT and MSM run on the shared
  * thread pool, and each MSM takes its workspace for the duration of the call.
+ * Host staging memory is ordinary memory: nothing needs pinning.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,52 @@ static int cpu_msm_g2(zkp_backend *be, zkp_g2 *ret, const zkp_dbuf *bases,
 	return 0;
 }
 
+struct pw_ctx {
+	zkp_fr *a;
+	const zkp_fr *b, *c;
+	zkp_fr scale;
+	bool do_scale;
+};
+
+static void pw_task(void *arg, size_t begin, size_t end)
+{
+	struct pw_ctx *p = arg;
+	for (size_t i = begin; i < end; i++) {
+		zkp_fr_mul(&p->a[i], &p->a[i], &p->b[i]);
+		zkp_fr_sub(&p->a[i], &p->a[i], &p->c[i]);
+		if (p->do_scale)
+			zkp_fr_mul(&p->a[i], &p->a[i], &p->scale);
+	}
+}
+
+static int cpu_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, const zkp_dbuf *c,
+			   const zkp_fr *scale, size_t n)
+{
+	size_t cap = n * sizeof(zkp_fr);
+	if (!a->owned || a->bytes < cap || b->bytes < cap || c->bytes < cap)
+		return ZKP_ERR_INVAL;
+	struct pw_ctx p = { .a = a->ptr, .b = b->ptr, .c = c->ptr, .do_scale = scale != NULL };
+	if (scale)
+		p.scale = *scale;
+	zkp_pool_run(cpu_of(be)->pool, n, 4096, pw_task, &p);
+	return 0;
+}
+
+static int cpu_host_alloc(zkp_backend *be, void **ret, size_t bytes)
+{
+	(void)be;
+	size_t rounded = (bytes + 63) & ~(size_t)63;
+	*ret = rounded < bytes ? NULL : aligned_alloc(64, rounded ? rounded : 64);
+	return *ret ? 0 : ZKP_ERR_NOMEM;
+}
+
+static void cpu_host_free(zkp_backend *be, void *p, size_t bytes)
+{
+	(void)be;
+	(void)bytes;
+	free(p);
+}
+
 static int cpu_sync(zkp_backend *be)
 {
 	(void)be;
@@ -172,7 +219,10 @@ static const zkp_backend_ops cpu_ops = {
 	.ntt = cpu_ntt,
 	.msm_g1 = cpu_msm_g1,
 	.msm_g2 = cpu_msm_g2,
+	.h_pointwise = cpu_h_pointwise,
 	.sync = cpu_sync,
+	.host_alloc = cpu_host_alloc,
+	.host_free = cpu_host_free,
 };
 
 int zkp_backend_cpu_new(zkp_backend **ret, zkp_pool *pool)

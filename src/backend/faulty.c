@@ -90,9 +90,25 @@ static int f_msm_g2(zkp_backend *be, zkp_g2 *ret, const zkp_dbuf *bases,
 						  density, n, opts);
 }
 
+static int f_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, const zkp_dbuf *c,
+			 const zkp_fr *scale, size_t n)
+{
+	return zkp_backend_h_pointwise(faulty_of(be)->inner, a, b, c, scale, n);
+}
+
 static int f_sync(zkp_backend *be)
 {
 	return zkp_backend_sync(faulty_of(be)->inner);
+}
+
+static int f_host_alloc(zkp_backend *be, void **ret, size_t bytes)
+{
+	return zkp_backend_host_alloc(faulty_of(be)->inner, ret, bytes);
+}
+
+static void f_host_free(zkp_backend *be, void *p, size_t bytes)
+{
+	zkp_backend_host_free(faulty_of(be)->inner, p, bytes);
 }
 
 static const zkp_backend_ops faulty_ops = {
@@ -106,7 +122,10 @@ static const zkp_backend_ops faulty_ops = {
 	.ntt = f_ntt,
 	.msm_g1 = f_msm_g1,
 	.msm_g2 = f_msm_g2,
+	.h_pointwise = f_h_pointwise,
 	.sync = f_sync,
+	.host_alloc = f_host_alloc,
+	.host_free = f_host_free,
 };
 
 int zkp_backend_faulty_new(zkp_backend **ret, zkp_backend *inner, unsigned every)

@@ -141,6 +141,15 @@ static inline double g16_now(void)
  * inputs are dropped. Called before zkp_groth16_job_eval. */
 void g16_job_observe(zkp_groth16_job *job, zkp_groth16_stage_fn fn, void *arg);
 
+/* zkp_groth16_resident: the G1 queries in the order H, L, A, B_G1. */
+enum { G16_RES_H, G16_RES_L, G16_RES_A, G16_RES_B_G1, G16_RESIDENT_QUERIES };
+struct zkp_groth16_resident {
+	const zkp_groth16_pk *pk;
+	zkp_backend *be;
+	zkp_dbuf q[G16_RESIDENT_QUERIES];
+	size_t bytes; /* held by the backend (owned buffers) */
+};
+
 /* Big-endian u32 (bellman counts), little-endian u32/u64 (zkey). */
 static inline uint32_t g16_be32(const uint8_t *p)
 {

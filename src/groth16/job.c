@@ -30,36 +30,6 @@ static int rand_fr(zkp_fr *ret, zkp_error *err)
 	return 0;
 }
 
-/* ---- pointwise stages, row-parallel ---- */
-
-struct pw_ctx {
-	zkp_fr *a;
-	const zkp_fr *b, *c;
-	zkp_fr scale;
-	bool do_scale;
-};
-
-static void pw_task(void *arg, size_t begin, size_t end)
-{
-	struct pw_ctx *p = arg;
-	for (size_t i = begin; i < end; i++) {
-		zkp_fr_mul(&p->a[i], &p->a[i], &p->b[i]);
-		zkp_fr_sub(&p->a[i], &p->a[i], &p->c[i]);
-		if (p->do_scale)
-			zkp_fr_mul(&p->a[i], &p->a[i], &p->scale);
-	}
-}
-
-/* a = (a b - c) * scale (when do_scale), over n elements. */
-static void pointwise(zkp_fr *a, const zkp_fr *b, const zkp_fr *c, size_t n,
-		      const zkp_fr *scale, zkp_pool *pool)
-{
-	struct pw_ctx p = { .a = a, .b = b, .c = c, .do_scale = scale != NULL };
-	if (scale)
-		p.scale = *scale;
-	zkp_pool_run(pool, n, 4096, pw_task, &p);
-}
-
 /* ---- densities over the full assignment [inputs | aux] ---- */
 
 static bool bit(const uint64_t *d, uint64_t i)
@@ -106,24 +76,6 @@ static void *g2_thread(void *arg)
 	return NULL;
 }
 
-/* Runs one G1 MSM over host memory imported into the backend. */
-static int msm_g1_host(zkp_backend *be, zkp_g1 *ret, const zkp_g1_affine *bases,
-		       size_t n_bases, const zkp_fr *scalars, const uint64_t *density, size_t n,
-		       double *secs)
-{
-	zkp_dbuf b = { 0 }, s = { 0 };
-	double t0 = g16_now();
-	int rc = zkp_backend_import_host(be, &b, bases, n_bases * sizeof(*bases));
-	if (!rc)
-		rc = zkp_backend_import_host(be, &s, scalars, n * sizeof(*scalars));
-	if (!rc)
-		rc = zkp_backend_msm_g1(be, ret, &b, &s, density, n, NULL);
-	zkp_backend_release(be, &s);
-	zkp_backend_release(be, &b);
-	*secs = g16_now() - t0;
-	return rc;
-}
-
 /* Finds the unsatisfied row behind a proof that did not verify, or says
  * the key is not this circuit's. */
 static int explain_failure(const zkp_pce *pce, const zkp_fr *w, zkp_pool *pool,
@@ -155,6 +107,9 @@ struct zkp_groth16_job {
 	const zkp_groth16_pk *pk;
 	const zkp_fr *w;
 	zkp_backend *be;
+	zkp_backend *host_be; /* the B_G2 MSM's: be when host-visible, else own_host_be */
+	zkp_backend *own_host_be;
+	const zkp_groth16_resident *rk;
 	zkp_pool *pool;
 	zkp_groth16_stage_fn on_stage;
 	void *arg;
@@ -162,7 +117,8 @@ struct zkp_groth16_job {
 	zkp_dbuf bufs[3]; /* a, b, c; H overwrites a */
 	void *dom_mem;
 	uint64_t *dens_a, *dens_b;
-	zkp_dbuf b2_bases, w_buf;
+	zkp_dbuf w_dev;		  /* the witness on be, for the G1 MSMs */
+	zkp_dbuf b2_bases, w_buf; /* on host_be, for the G2 MSM */
 	/* The G2 thread reads g2 and the two dbufs above through pointers
 	 * into the job, which is why they live here and not on a stage's
 	 * stack. */
@@ -197,8 +153,9 @@ static void join_g2(zkp_groth16_job *job)
 /* The MSM inputs and workspaces; the G2 thread must be joined. */
 static void release_msm_inputs(zkp_groth16_job *job)
 {
-	zkp_backend_release(job->be, &job->w_buf);
-	zkp_backend_release(job->be, &job->b2_bases);
+	zkp_backend_release(job->host_be, &job->w_buf);
+	zkp_backend_release(job->host_be, &job->b2_bases);
+	zkp_backend_release(job->be, &job->w_dev);
 	free(job->dom_mem);
 	free(job->dens_a);
 	free(job->dens_b);
@@ -244,6 +201,31 @@ static int leave(zkp_groth16_job *job, int rc, enum job_state done, double t0)
 	return rc;
 }
 
+/* One G1 MSM of query q (G16_RES_*) over scalars already on the job's
+ * backend: the bases from the resident copy, or imported for this call. */
+static int msm_query(zkp_groth16_job *job, int q, zkp_g1 *ret, const zkp_dbuf *scalars,
+		     const uint64_t *density, size_t n, double *secs)
+{
+	static const enum zkp_groth16_section sections[G16_RESIDENT_QUERIES] = {
+		ZKP_GROTH16_H, ZKP_GROTH16_L, ZKP_GROTH16_A, ZKP_GROTH16_B_G1
+	};
+	const zkp_groth16_pk *pk = job->pk;
+	const zkp_g1_affine *const src[G16_RESIDENT_QUERIES] = { pk->h, pk->l, pk->a, pk->b_g1 };
+	zkp_backend *be = job->be;
+	double t0 = g16_now();
+	zkp_dbuf own = { 0 };
+	const zkp_dbuf *bases = job->rk ? &job->rk->q[q] : &own;
+	int rc = 0;
+	if (!job->rk)
+		rc = zkp_backend_import_host(be, &own, src[q],
+					     pk->n[sections[q]] * sizeof(zkp_g1_affine));
+	if (!rc)
+		rc = zkp_backend_msm_g1(be, ret, bases, scalars, density, n, NULL);
+	zkp_backend_release(be, &own);
+	*secs = g16_now() - t0;
+	return rc;
+}
+
 int zkp_groth16_job_new(zkp_groth16_job **ret, const zkp_pce *pce, const zkp_groth16_pk *pk,
 			const zkp_fr *w, size_t n_w, zkp_backend *be, zkp_pool *pool,
 			zkp_error *err)
@@ -260,12 +242,6 @@ int zkp_groth16_job_new(zkp_groth16_job **ret, const zkp_pce *pce, const zkp_gro
 				   "prove: witness has %zu values, the circuit needs %" PRIu64
 				   " (%" PRIu64 " inputs with ONE + %" PRIu64 " aux)",
 				   n_w, n_in + n_aux, n_in, n_aux);
-		goto out;
-	}
-	if (!be->host_visible) {
-		rc = zkp_error_set(err, ZKP_ERR_UNSUPPORTED,
-				   "prove: backend %s keeps its memory off the host; the prover "
-				   "needs host-visible buffers", be->ops->name);
 		goto out;
 	}
 	zkp_groth16_shape shape;
@@ -287,6 +263,17 @@ int zkp_groth16_job_new(zkp_groth16_job **ret, const zkp_pce *pce, const zkp_gro
 	job->pk = pk;
 	job->w = w;
 	job->be = be;
+	job->host_be = be;
+	if (!be->host_visible) {
+		rc = zkp_backend_cpu_new(&job->own_host_be, pool);
+		if (rc) {
+			zkp_error_set(err, rc, "prove: no memory for the host backend");
+			free(job);
+			job = NULL;
+			goto out;
+		}
+		job->host_be = job->own_host_be;
+	}
 	job->pool = pool;
 	job->state = JOB_NEW;
 	job->tm.total = g16_now() - t0;
@@ -310,17 +297,42 @@ int zkp_groth16_job_eval(zkp_groth16_job *job, zkp_error *err)
 	for (int i = 0; i < 3; i++) {
 		rc = zkp_backend_alloc(be, &job->bufs[i], n * sizeof(zkp_fr));
 		if (rc) {
-			zkp_error_set(err, rc, "prove: cannot allocate %zu bytes for a, b, c",
-				      3 * n * sizeof(zkp_fr));
+			zkp_error_set(err, rc, "prove: cannot allocate %zu bytes for a, b, c on "
+					       "backend %s", 3 * n * sizeof(zkp_fr), be->ops->name);
 			goto out;
 		}
 	}
-	zkp_fr *a = job->bufs[0].ptr, *b = job->bufs[1].ptr, *c = job->bufs[2].ptr;
-	zkp_pce_eval(job->pce, job->w, a, b, c, job->pool);
-	memcpy(a + m, job->w, n_in * sizeof(zkp_fr));
-	memset(a + m + n_in, 0, (n - m - n_in) * sizeof(zkp_fr));
-	memset(b + m, 0, (n - m) * sizeof(zkp_fr));
-	memset(c + m, 0, (n - m) * sizeof(zkp_fr));
+	/* On a device a, b, c are filled in host staging memory and uploaded. */
+	zkp_fr *stage = NULL, *abc[3];
+	const size_t stage_bytes = 3 * n * sizeof(zkp_fr);
+	if (be->host_visible) {
+		for (int i = 0; i < 3; i++)
+			abc[i] = job->bufs[i].ptr;
+	} else {
+		rc = zkp_backend_host_alloc(be, (void **)&stage, stage_bytes);
+		if (rc) {
+			zkp_error_set(err, rc, "prove: cannot allocate %zu bytes of host staging "
+					       "for a, b, c", stage_bytes);
+			goto out;
+		}
+		for (int i = 0; i < 3; i++)
+			abc[i] = stage + (size_t)i * n;
+	}
+	zkp_pce_eval(job->pce, job->w, abc[0], abc[1], abc[2], job->pool);
+	memcpy(abc[0] + m, job->w, n_in * sizeof(zkp_fr));
+	memset(abc[0] + m + n_in, 0, (n - m - n_in) * sizeof(zkp_fr));
+	memset(abc[1] + m, 0, (n - m) * sizeof(zkp_fr));
+	memset(abc[2] + m, 0, (n - m) * sizeof(zkp_fr));
+	if (stage) {
+		for (int i = 0; i < 3 && !rc; i++)
+			rc = zkp_backend_upload(be, &job->bufs[i], 0, abc[i], n * sizeof(zkp_fr));
+		zkp_backend_host_free(be, stage, stage_bytes);
+		if (rc) {
+			zkp_error_set(err, rc, "prove: uploading a, b, c to backend %s failed",
+				      be->ops->name);
+			goto out;
+		}
+	}
 	job->tm.eval = g16_now() - t0;
 	observe(job, ZKP_GROTH16_STAGE_EVAL);
 out:
@@ -339,7 +351,6 @@ int zkp_groth16_job_ntt(zkp_groth16_job *job, zkp_error *err)
 	const bool snarkjs = job->pk->h_conv == ZKP_GROTH16_H_SNARKJS;
 	zkp_backend *be = job->be;
 	zkp_dbuf *bufs = job->bufs;
-	zkp_fr *a = bufs[0].ptr, *b = bufs[1].ptr, *c = bufs[2].ptr;
 
 	job->dom_mem = aligned_alloc(64, (zkp_ntt_domain_mem_size(log_n) + 63) & ~(size_t)63);
 	if (!job->dom_mem) {
@@ -379,7 +390,9 @@ int zkp_groth16_job_ntt(zkp_groth16_job *job, zkp_error *err)
 		goto out;
 	}
 	if (snarkjs) {
-		pointwise(a, b, c, n, NULL, job->pool);
+		rc = zkp_backend_h_pointwise(be, &bufs[0], &bufs[1], &bufs[2], NULL, n);
+		if (!rc)
+			rc = zkp_backend_sync(be);
 	} else {
 		/* Z(X) = X^n - 1 takes the single value g^n - 1 on the coset g H. */
 		zkp_fr zinv, one;
@@ -388,15 +401,17 @@ int zkp_groth16_job_ntt(zkp_groth16_job *job, zkp_error *err)
 		zkp_fr_set_one(&one);
 		zkp_fr_sub(&zinv, &zinv, &one);
 		zkp_fr_inv(&zinv, &zinv);
-		pointwise(a, b, c, n, &zinv, job->pool);
 		const zkp_ntt_opts from_coset = { true, true, ZKP_NTT_NATURAL, ZKP_NTT_NATURAL };
-		rc = zkp_backend_ntt(be, &bufs[0], &dom, &from_coset);
+		rc = zkp_backend_h_pointwise(be, &bufs[0], &bufs[1], &bufs[2], &zinv, n);
+		if (!rc)
+			rc = zkp_backend_ntt(be, &bufs[0], &dom, &from_coset);
 		if (!rc)
 			rc = zkp_backend_sync(be);
-		if (rc) {
-			zkp_error_set(err, rc, "prove: inverse coset NTT failed");
-			goto out;
-		}
+	}
+	if (rc) {
+		zkp_error_set(err, rc, "prove: H's pointwise step or inverse coset NTT on "
+				       "backend %s failed", be->ops->name);
+		goto out;
 	}
 	observe(job, ZKP_GROTH16_STAGE_NTT);
 	/* b and c are no longer needed: free them before the MSMs' workspaces. */
@@ -435,15 +450,25 @@ int zkp_groth16_job_msm(zkp_groth16_job *job, zkp_error *err)
 		join_density(job->dens_b, zkp_pce_density_b_input(pce), n_in,
 			     zkp_pce_density_b_aux(pce), n_aux);
 	}
-	rc = zkp_backend_import_host(be, &job->b2_bases, pk->b_g2, pk->n[ZKP_GROTH16_B_G2] *
+	/* B_G2 on the host backend, its bases and scalars referenced in place
+	 * there; the G1 MSMs read the witness from be (one upload on a
+	 * device). */
+	zkp_backend *hb = job->host_be;
+	rc = zkp_backend_import_host(hb, &job->b2_bases, pk->b_g2, pk->n[ZKP_GROTH16_B_G2] *
 								    sizeof(zkp_g2_affine));
 	if (!rc)
-		rc = zkp_backend_import_host(be, &job->w_buf, w, n_all * sizeof(zkp_fr));
+		rc = zkp_backend_import_host(hb, &job->w_buf, w, n_all * sizeof(zkp_fr));
 	if (rc) {
-		zkp_error_set(err, rc, "prove: backend refused the B_G2 query");
+		zkp_error_set(err, rc, "prove: backend %s refused the B_G2 query", hb->ops->name);
 		goto out;
 	}
-	job->g2.be = be;
+	rc = zkp_backend_import_host(be, &job->w_dev, w, n_all * sizeof(zkp_fr));
+	if (rc) {
+		zkp_error_set(err, rc, "prove: cannot place the witness (%zu bytes) on backend %s",
+			      n_all * sizeof(zkp_fr), be->ops->name);
+		goto out;
+	}
+	job->g2.be = hb;
 	job->g2.bases = &job->b2_bases;
 	job->g2.scalars = &job->w_buf;
 	job->g2.density = job->dens_b;
@@ -457,27 +482,23 @@ int zkp_groth16_job_msm(zkp_groth16_job *job, zkp_error *err)
 	}
 
 	double t_g1 = g16_now();
-	{
-		zkp_dbuf hb = { 0 };
-		double th = g16_now();
-		rc = zkp_backend_import_host(be, &hb, pk->h,
-					     pk->n[ZKP_GROTH16_H] * sizeof(zkp_g1_affine));
-		if (!rc)
-			rc = zkp_backend_msm_g1(be, &job->sum_h, &hb, &job->bufs[0], NULL,
-						pk->n[ZKP_GROTH16_H], NULL);
-		zkp_backend_release(be, &hb);
-		zkp_backend_release(be, &job->bufs[0]);
-		tm->msm_h = g16_now() - th;
-	}
+	zkp_dbuf w_aux;
+	rc = zkp_dbuf_view(&w_aux, &job->w_dev, (size_t)n_in * sizeof(zkp_fr),
+			   (size_t)n_aux * sizeof(zkp_fr));
 	if (!rc)
-		rc = msm_g1_host(be, &job->sum_l, pk->l, pk->n[ZKP_GROTH16_L], w + n_in, NULL,
-				 (size_t)n_aux, &tm->msm_l);
+		rc = msm_query(job, G16_RES_H, &job->sum_h, &job->bufs[0], NULL,
+			       pk->n[ZKP_GROTH16_H], &tm->msm_h);
+	/* H is spent: its memory goes before the other MSMs' workspaces. */
+	zkp_backend_release(be, &job->bufs[0]);
 	if (!rc)
-		rc = msm_g1_host(be, &job->sum_a, pk->a, pk->n[ZKP_GROTH16_A], w, job->dens_a,
-				 n_all, &tm->msm_a);
+		rc = msm_query(job, G16_RES_L, &job->sum_l, &w_aux, NULL, (size_t)n_aux,
+			       &tm->msm_l);
 	if (!rc)
-		rc = msm_g1_host(be, &job->sum_b1, pk->b_g1, pk->n[ZKP_GROTH16_B_G1], w,
-				 job->dens_b, n_all, &tm->msm_b_g1);
+		rc = msm_query(job, G16_RES_A, &job->sum_a, &job->w_dev, job->dens_a, n_all,
+			       &tm->msm_a);
+	if (!rc)
+		rc = msm_query(job, G16_RES_B_G1, &job->sum_b1, &job->w_dev, job->dens_b, n_all,
+			       &tm->msm_b_g1);
 	tm->g1_msms = g16_now() - t_g1;
 	if (rc)
 		zkp_error_set(err, rc, "prove: MSM on backend %s failed", be->ops->name);
@@ -584,5 +605,14 @@ void zkp_groth16_job_free(zkp_groth16_job *job)
 	if (!job)
 		return;
 	release_all(job);
+	zkp_backend_free(job->own_host_be);
 	free(job);
+}
+
+int zkp_groth16_job_use_resident(zkp_groth16_job *job, const zkp_groth16_resident *rk)
+{
+	if (!rk || rk->pk != job->pk || rk->be != job->be || job->state >= JOB_MSM)
+		return ZKP_ERR_INVAL;
+	job->rk = rk;
+	return 0;
 }

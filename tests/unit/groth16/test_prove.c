@@ -18,6 +18,7 @@
 #include "g16_test.h"
 #include "zkpd/backend.h"
 #include "zkpd/groth16_io.h"
+#include "zkpd/groth16_job.h"
 #include "zkpd/groth16_prove.h"
 #include "zkpd/synth.h"
 
@@ -397,6 +398,100 @@ static void test_snarkjs_convention(void **state)
 	env_free(&e);
 }
 
+/* The offhost double hides its memory: what a buffer holds differs from
+ * what was uploaded, and only download gives it back. */
+static void test_offhost_hides(void **state)
+{
+	(void)state;
+	struct env e;
+	zkp_backend *oh;
+	env_new(&e, 1);
+	assert_int_equal(zkp_backend_offhost_new(&oh, e.be), 0);
+	assert_false(oh->host_visible);
+	zkp_fr in[8], out[8];
+	for (int i = 0; i < 8; i++)
+		g16t_rand_fr(&in[i]);
+	zkp_dbuf b = { 0 }, v;
+	assert_int_equal(zkp_backend_import_host(oh, &b, in, sizeof(in)), 0);
+	assert_true(b.owned);
+	assert_memory_not_equal(b.ptr, in, sizeof(in));
+	assert_int_equal(zkp_backend_download(oh, out, &b, 0, sizeof(out)), 0);
+	assert_memory_equal(out, in, sizeof(in));
+	/* A view decodes like the buffer it lies in, and refuses writes. */
+	assert_int_equal(zkp_dbuf_view(&v, &b, 3 * sizeof(zkp_fr), 2 * sizeof(zkp_fr)), 0);
+	assert_int_equal(zkp_backend_download(oh, out, &v, 0, v.bytes), 0);
+	assert_memory_equal(out, &in[3], 2 * sizeof(zkp_fr));
+	assert_int_equal(zkp_backend_upload(oh, &v, 0, in, sizeof(zkp_fr)), ZKP_ERR_INVAL);
+	assert_int_equal(zkp_dbuf_view(&v, &b, 7 * sizeof(zkp_fr), 2 * sizeof(zkp_fr)),
+			 ZKP_ERR_INVAL);
+	zkp_backend_release(oh, &v); /* a no-op */
+	zkp_backend_release(oh, &b);
+	assert_int_equal(zkp_backend_offhost_new(&oh, NULL), ZKP_ERR_INVAL);
+	zkp_backend_free(oh);
+	env_free(&e);
+}
+
+/* The prover on a backend whose memory the host cannot read (as a GPU's):
+ * both H conventions and A/B layouts, with the key's queries imported per
+ * proof and from a resident copy; every proof verifies. */
+static void test_device_backend(void **state)
+{
+	(void)state;
+	struct env e;
+	zkp_backend *oh;
+	zkp_error err = { 0 };
+	env_new(&e, 2);
+	assert_int_equal(zkp_backend_offhost_new(&oh, e.be), 0);
+	for (int it = 0; it < 4; it++) {
+		struct circuit c;
+		zkp_groth16_pk pk;
+		zkp_groth16_proof p;
+		if (it % 2 == 0)
+			synth_circuit(&c, 1000, tu_rand64(), "dev.pce");
+		else
+			random_circuit(&c, 1 + tu_rand64() % 4, 1 + tu_rand64() % 300, "dev.pce");
+		setup_key_conv(&pk, &c, e.pool,
+			       it < 2 ? ZKP_GROTH16_H_BELLMAN : ZKP_GROTH16_H_SNARKJS);
+		int rc = zkp_groth16_prove(&p, NULL, c.pce, &pk, c.w, c.n_w, oh, e.pool, &err);
+		if (rc)
+			fail_msg("prove on offhost: %s", zkp_error_text(&err, rc));
+		assert_int_equal(verify(&pk.vk, &c, NULL, &p), 0);
+
+		/* Staged, with the queries resident. */
+		zkp_groth16_resident *rk, *rk_cpu;
+		zkp_groth16_job *job;
+		assert_int_equal(zkp_groth16_resident_new(&rk, &pk, oh, &err), 0);
+		size_t want = (pk.n[ZKP_GROTH16_H] + pk.n[ZKP_GROTH16_L] + pk.n[ZKP_GROTH16_A] +
+			       pk.n[ZKP_GROTH16_B_G1]) * sizeof(zkp_g1_affine);
+		assert_int_equal(zkp_groth16_resident_bytes(rk), want);
+		assert_int_equal(zkp_groth16_resident_new(&rk_cpu, &pk, e.be, &err), 0);
+		assert_int_equal(zkp_groth16_resident_bytes(rk_cpu), 0);
+		assert_int_equal(zkp_groth16_job_new(&job, c.pce, &pk, c.w, c.n_w, oh, e.pool, &err),
+				 0);
+		/* A resident copy on another backend is refused. */
+		assert_int_equal(zkp_groth16_job_use_resident(job, rk_cpu), ZKP_ERR_INVAL);
+		assert_int_equal(zkp_groth16_job_use_resident(job, rk), 0);
+		rc = zkp_groth16_job_eval(job, &err);
+		if (!rc)
+			rc = zkp_groth16_job_ntt(job, &err);
+		if (!rc)
+			rc = zkp_groth16_job_msm(job, &err);
+		if (!rc)
+			rc = zkp_groth16_job_finish(job, &p, NULL, &err);
+		if (rc)
+			fail_msg("staged prove on offhost: %s", zkp_error_text(&err, rc));
+		assert_int_equal(zkp_groth16_job_use_resident(job, rk), ZKP_ERR_INVAL);
+		zkp_groth16_job_free(job);
+		assert_int_equal(verify(&pk.vk, &c, NULL, &p), 0);
+		zkp_groth16_resident_free(rk);
+		zkp_groth16_resident_free(rk_cpu);
+		zkp_groth16_pk_release(&pk);
+		circuit_free(&c);
+	}
+	zkp_backend_free(oh);
+	env_free(&e);
+}
+
 static void test_key_files(void **state)
 {
 	(void)state;
@@ -444,6 +539,8 @@ int main(void)
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_key_files),
 		cmocka_unit_test(test_snarkjs_convention),
+		cmocka_unit_test(test_offhost_hides),
+		cmocka_unit_test(test_device_backend),
 		cmocka_unit_test(test_synth_sizes),
 	};
 	return cmocka_run_group_tests(tests, g16t_setup_tmp, g16t_teardown_tmp);

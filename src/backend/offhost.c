@@ -1,0 +1,241 @@
+/*
+ * A backend whose memory the caller must not read (backend.h,
+ * zkp_backend_offhost_new): buffers live in host memory from the inner
+ * backend but hold every byte XORed with a key byte chosen by the byte's
+ * address, so a window (zkp_dbuf_view) decodes like the buffer it lies in.
+ * Each operation decodes what it reads into temporary memory, runs the
+ * inner backend and encodes what it writes: slow, and meant only to prove
+ * that a caller goes through upload and download as it must for a device.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zkpd/backend.h"
+#include "zkpd/error.h"
+
+#define KEY UINT64_C(0x5a3c96e1f00fd2b4)
+
+struct offhost_backend {
+	zkp_backend base; /* first: the ops receive this pointer */
+	zkp_backend *inner;
+};
+
+static zkp_backend *inner_of(zkp_backend *be)
+{
+	return ((struct offhost_backend *)be)->inner;
+}
+
+/* dst = src XOR key, the key byte picked by the address in the buffer
+ * (enc_at), the same way in both directions. */
+static void scramble(void *dst, const void *src, size_t bytes, const void *enc_at)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+	uintptr_t at = (uintptr_t)enc_at;
+	for (size_t i = 0; i < bytes; i++)
+		d[i] = s[i] ^ (unsigned char)(KEY >> (8 * ((at + i) % 8)));
+}
+
+static bool range_ok(const zkp_dbuf *buf, size_t off, size_t bytes)
+{
+	return off <= buf->bytes && bytes <= buf->bytes - off;
+}
+
+static void oh_destroy(zkp_backend *be)
+{
+	free(be);
+}
+
+static int oh_alloc(zkp_backend *be, zkp_dbuf *ret, size_t bytes)
+{
+	return zkp_backend_alloc(inner_of(be), ret, bytes);
+}
+
+static void oh_release(zkp_backend *be, zkp_dbuf *buf)
+{
+	zkp_backend_release(inner_of(be), buf);
+}
+
+static int oh_upload(zkp_backend *be, zkp_dbuf *dst, size_t off, const void *src, size_t bytes)
+{
+	(void)be;
+	if (!dst->owned || !range_ok(dst, off, bytes) || (!src && bytes))
+		return ZKP_ERR_INVAL;
+	char *at = (char *)dst->ptr + off;
+	scramble(at, src, bytes, at);
+	return 0;
+}
+
+static int oh_import_host(zkp_backend *be, zkp_dbuf *ret, const void *host, size_t bytes)
+{
+	if (!host && bytes)
+		return ZKP_ERR_INVAL;
+	int rc = oh_alloc(be, ret, bytes);
+	if (!rc)
+		rc = oh_upload(be, ret, 0, host, bytes);
+	if (rc)
+		oh_release(be, ret);
+	return rc;
+}
+
+static int oh_download(zkp_backend *be, void *dst, const zkp_dbuf *src, size_t off, size_t bytes)
+{
+	(void)be;
+	if (!range_ok(src, off, bytes) || (!dst && bytes))
+		return ZKP_ERR_INVAL;
+	const char *at = (const char *)src->ptr + off;
+	scramble(dst, at, bytes, at);
+	return 0;
+}
+
+/* A decoded copy of the first bytes of src in a buffer of the inner
+ * backend. */
+static int decoded(zkp_backend *be, zkp_dbuf *ret, const zkp_dbuf *src, size_t bytes)
+{
+	if (bytes > src->bytes)
+		return ZKP_ERR_INVAL;
+	int rc = zkp_backend_alloc(inner_of(be), ret, bytes);
+	if (!rc)
+		scramble(ret->ptr, src->ptr, bytes, src->ptr);
+	return rc;
+}
+
+static int oh_ntt(zkp_backend *be, zkp_dbuf *data, const zkp_ntt_domain *d,
+		  const zkp_ntt_opts *opts)
+{
+	size_t bytes = d->n * sizeof(zkp_fr);
+	if (!data->owned || data->bytes < bytes)
+		return ZKP_ERR_INVAL;
+	zkp_dbuf tmp = { 0 };
+	int rc = decoded(be, &tmp, data, bytes);
+	if (!rc)
+		rc = zkp_backend_ntt(inner_of(be), &tmp, d, opts);
+	if (!rc)
+		rc = zkp_backend_sync(inner_of(be));
+	if (!rc)
+		scramble(data->ptr, tmp.ptr, bytes, data->ptr);
+	zkp_backend_release(inner_of(be), &tmp);
+	return rc;
+}
+
+static size_t count_bases(const uint64_t *density, size_t n)
+{
+	if (!density)
+		return n;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		m += (density[i / 64] >> (i % 64)) & 1;
+	return m;
+}
+
+/* Decodes the bases and scalars an MSM reads; the caller releases both. */
+static int msm_inputs(zkp_backend *be, zkp_dbuf *b, zkp_dbuf *s, const zkp_dbuf *bases,
+		      size_t base_size, const zkp_dbuf *scalars, const uint64_t *density,
+		      size_t n)
+{
+	size_t nb = count_bases(density, n);
+	if (bases->bytes / base_size < nb || scalars->bytes / sizeof(zkp_fr) < n)
+		return ZKP_ERR_INVAL;
+	int rc = decoded(be, b, bases, nb * base_size);
+	if (!rc)
+		rc = decoded(be, s, scalars, n * sizeof(zkp_fr));
+	return rc;
+}
+
+static int oh_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
+		     const zkp_dbuf *scalars, const uint64_t *density, size_t n,
+		     const zkp_msm_opts *opts)
+{
+	zkp_dbuf b = { 0 }, s = { 0 };
+	int rc = msm_inputs(be, &b, &s, bases, sizeof(zkp_g1_affine), scalars, density, n);
+	if (!rc)
+		rc = zkp_backend_msm_g1(inner_of(be), ret, &b, &s, density, n, opts);
+	zkp_backend_release(inner_of(be), &s);
+	zkp_backend_release(inner_of(be), &b);
+	return rc;
+}
+
+static int oh_msm_g2(zkp_backend *be, zkp_g2 *ret, const zkp_dbuf *bases,
+		     const zkp_dbuf *scalars, const uint64_t *density, size_t n,
+		     const zkp_msm_opts *opts)
+{
+	zkp_dbuf b = { 0 }, s = { 0 };
+	int rc = msm_inputs(be, &b, &s, bases, sizeof(zkp_g2_affine), scalars, density, n);
+	if (!rc)
+		rc = zkp_backend_msm_g2(inner_of(be), ret, &b, &s, density, n, opts);
+	zkp_backend_release(inner_of(be), &s);
+	zkp_backend_release(inner_of(be), &b);
+	return rc;
+}
+
+static int oh_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, const zkp_dbuf *c,
+			  const zkp_fr *scale, size_t n)
+{
+	size_t bytes = n * sizeof(zkp_fr);
+	if (!a->owned || a->bytes < bytes)
+		return ZKP_ERR_INVAL;
+	zkp_dbuf ta = { 0 }, tb = { 0 }, tc = { 0 };
+	int rc = decoded(be, &ta, a, bytes);
+	if (!rc)
+		rc = decoded(be, &tb, b, bytes);
+	if (!rc)
+		rc = decoded(be, &tc, c, bytes);
+	if (!rc)
+		rc = zkp_backend_h_pointwise(inner_of(be), &ta, &tb, &tc, scale, n);
+	if (!rc)
+		rc = zkp_backend_sync(inner_of(be));
+	if (!rc)
+		scramble(a->ptr, ta.ptr, bytes, a->ptr);
+	zkp_backend_release(inner_of(be), &tc);
+	zkp_backend_release(inner_of(be), &tb);
+	zkp_backend_release(inner_of(be), &ta);
+	return rc;
+}
+
+static int oh_sync(zkp_backend *be)
+{
+	return zkp_backend_sync(inner_of(be));
+}
+
+static int oh_host_alloc(zkp_backend *be, void **ret, size_t bytes)
+{
+	return zkp_backend_host_alloc(inner_of(be), ret, bytes);
+}
+
+static void oh_host_free(zkp_backend *be, void *p, size_t bytes)
+{
+	zkp_backend_host_free(inner_of(be), p, bytes);
+}
+
+static const zkp_backend_ops offhost_ops = {
+	.name = "offhost",
+	.destroy = oh_destroy,
+	.alloc = oh_alloc,
+	.import_host = oh_import_host,
+	.release = oh_release,
+	.upload = oh_upload,
+	.download = oh_download,
+	.ntt = oh_ntt,
+	.msm_g1 = oh_msm_g1,
+	.msm_g2 = oh_msm_g2,
+	.h_pointwise = oh_h_pointwise,
+	.sync = oh_sync,
+	.host_alloc = oh_host_alloc,
+	.host_free = oh_host_free,
+};
+
+int zkp_backend_offhost_new(zkp_backend **ret, zkp_backend *inner)
+{
+	*ret = NULL;
+	if (!inner || !inner->host_visible)
+		return ZKP_ERR_INVAL;
+	struct offhost_backend *oh = calloc(1, sizeof(*oh));
+	if (!oh)
+		return ZKP_ERR_NOMEM;
+	oh->base.ops = &offhost_ops;
+	oh->base.host_visible = false;
+	oh->inner = inner;
+	*ret = &oh->base;
+	return 0;
+}
