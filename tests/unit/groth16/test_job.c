@@ -18,50 +18,14 @@
 
 #include <cmocka.h>
 
-#include "g16_test.h"
+#include "g16_circuit.h"
 #include "zkpd/backend.h"
 #include "zkpd/groth16_job.h"
 #include "zkpd/groth16_prove.h"
-#include "zkpd/synth.h"
-
-struct circuit {
-	zkp_pce *pce;
-	zkp_fr *w;
-	size_t n_w;
-};
-
-static void synth_circuit(struct circuit *c, uint64_t n_constraints, uint64_t seed,
-			  const char *name)
-{
-	char path[128];
-	zkp_error err = { 0 };
-	zkp_synth_info info;
-	zkp_pce_builder *b;
-	g16t_tmp_path(path, sizeof(path), name);
-	assert_int_equal(zkp_synth_porep_dims(n_constraints, &info, &err), 0);
-	c->n_w = (size_t)(info.n_inputs + info.n_aux);
-	c->w = malloc(c->n_w * sizeof(zkp_fr));
-	assert_non_null(c->w);
-	assert_int_equal(zkp_pce_builder_new(&b, info.n_inputs, info.n_aux), 0);
-	int rc = zkp_synth_porep(n_constraints, seed, zkp_synth_builder_sink, b, c->w, NULL, &err);
-	if (!rc)
-		rc = zkp_pce_builder_write(b, path, &err);
-	zkp_pce_builder_free(b);
-	if (!rc)
-		rc = zkp_pce_load(&c->pce, path, 0, &err);
-	if (rc)
-		fail_msg("synth %" PRIu64 ": %s", n_constraints, zkp_error_text(&err, rc));
-}
-
-static void circuit_free(struct circuit *c)
-{
-	zkp_pce_free(c->pce);
-	free(c->w);
-}
 
 /* One circuit, its key, a pool and a CPU backend. */
 struct env {
-	struct circuit c;
+	struct g16t_circuit c;
 	zkp_groth16_pk pk;
 	zkp_pool *pool;
 	zkp_backend *be;
@@ -74,7 +38,7 @@ static void env_new(struct env *e, uint64_t n_constraints, enum zkp_groth16_h_co
 	uint64_t seed = tu_rand64();
 	assert_int_equal(zkp_pool_new(&e->pool, workers), 0);
 	assert_int_equal(zkp_backend_cpu_new(&e->be, e->pool), 0);
-	synth_circuit(&e->c, n_constraints, tu_rand64(), "job.pce");
+	g16t_synth_circuit(&e->c, n_constraints, tu_rand64(), "job.pce");
 	int rc = zkp_groth16_setup_dev(&e->pk, e->c.pce, conv, &seed, e->pool, &err);
 	if (rc)
 		fail_msg("setup: %s", zkp_error_text(&err, rc));
@@ -83,7 +47,7 @@ static void env_new(struct env *e, uint64_t n_constraints, enum zkp_groth16_h_co
 static void env_free(struct env *e)
 {
 	zkp_groth16_pk_release(&e->pk);
-	circuit_free(&e->c);
+	g16t_circuit_free(&e->c);
 	zkp_backend_free(e->be);
 	zkp_pool_free(e->pool);
 }

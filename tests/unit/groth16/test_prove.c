@@ -15,20 +15,13 @@
 
 #include <cmocka.h>
 
-#include "g16_test.h"
+#include "g16_circuit.h"
 #include "zkpd/backend.h"
 #include "zkpd/groth16_io.h"
 #include "zkpd/groth16_job.h"
 #include "zkpd/groth16_prove.h"
-#include "zkpd/synth.h"
 
-struct circuit {
-	zkp_pce *pce;
-	zkp_fr *w;
-	size_t n_w;
-};
-
-static void load_pce(struct circuit *c, const char *path)
+static void load_pce(struct g16t_circuit *c, const char *path)
 {
 	zkp_error err = { 0 };
 	int rc = zkp_pce_load(&c->pce, path, 0, &err);
@@ -36,31 +29,9 @@ static void load_pce(struct circuit *c, const char *path)
 		fail_msg("load %s: %s", path, zkp_error_text(&err, rc));
 }
 
-static void synth_circuit(struct circuit *c, uint64_t n_constraints, uint64_t seed,
-			  const char *name)
-{
-	char path[128];
-	zkp_error err = { 0 };
-	zkp_synth_info info;
-	zkp_pce_builder *b;
-	g16t_tmp_path(path, sizeof(path), name);
-	assert_int_equal(zkp_synth_porep_dims(n_constraints, &info, &err), 0);
-	c->n_w = (size_t)(info.n_inputs + info.n_aux);
-	c->w = malloc(c->n_w * sizeof(zkp_fr));
-	assert_non_null(c->w);
-	assert_int_equal(zkp_pce_builder_new(&b, info.n_inputs, info.n_aux), 0);
-	int rc = zkp_synth_porep(n_constraints, seed, zkp_synth_builder_sink, b, c->w, NULL, &err);
-	if (!rc)
-		rc = zkp_pce_builder_write(b, path, &err);
-	zkp_pce_builder_free(b);
-	if (rc)
-		fail_msg("synth %" PRIu64 ": %s", n_constraints, zkp_error_text(&err, rc));
-	load_pce(c, path);
-}
-
 /* A random satisfiable circuit: each row takes random linear combinations
  * of earlier variables for A and B and defines a new aux variable in C. */
-static void random_circuit(struct circuit *c, size_t n_inputs, size_t rows, const char *name)
+static void random_circuit(struct g16t_circuit *c, size_t n_inputs, size_t rows, const char *name)
 {
 	char path[128];
 	zkp_error err = { 0 };
@@ -120,12 +91,6 @@ static void random_circuit(struct circuit *c, size_t n_inputs, size_t rows, cons
 	assert_int_equal(zkp_pce_check(c->pce, c->w, NULL, NULL, &err), 0);
 }
 
-static void circuit_free(struct circuit *c)
-{
-	zkp_pce_free(c->pce);
-	free(c->w);
-}
-
 struct env {
 	zkp_pool *pool;
 	zkp_backend *be;
@@ -143,7 +108,7 @@ static void env_free(struct env *e)
 	zkp_pool_free(e->pool);
 }
 
-static void setup_key_conv(zkp_groth16_pk *pk, const struct circuit *c, zkp_pool *pool,
+static void setup_key_conv(zkp_groth16_pk *pk, const struct g16t_circuit *c, zkp_pool *pool,
 			   enum zkp_groth16_h_conv conv)
 {
 	zkp_error err = { 0 };
@@ -153,12 +118,12 @@ static void setup_key_conv(zkp_groth16_pk *pk, const struct circuit *c, zkp_pool
 		fail_msg("setup: %s", zkp_error_text(&err, rc));
 }
 
-static void setup_key(zkp_groth16_pk *pk, const struct circuit *c, zkp_pool *pool)
+static void setup_key(zkp_groth16_pk *pk, const struct g16t_circuit *c, zkp_pool *pool)
 {
 	setup_key_conv(pk, c, pool, ZKP_GROTH16_H_BELLMAN);
 }
 
-static void prove_ok(zkp_groth16_proof *p, const struct circuit *c, const zkp_groth16_pk *pk,
+static void prove_ok(zkp_groth16_proof *p, const struct g16t_circuit *c, const zkp_groth16_pk *pk,
 		     const struct env *e)
 {
 	zkp_error err = { 0 };
@@ -168,7 +133,7 @@ static void prove_ok(zkp_groth16_proof *p, const struct circuit *c, const zkp_gr
 		fail_msg("prove: %s", zkp_error_text(&err, rc));
 }
 
-static int verify(const zkp_groth16_vk *vk, const struct circuit *c, const zkp_fr *pub,
+static int verify(const zkp_groth16_vk *vk, const struct g16t_circuit *c, const zkp_fr *pub,
 		  const zkp_groth16_proof *p)
 {
 	zkp_groth16_pvk *pvk;
@@ -193,11 +158,11 @@ static void test_synth_sizes(void **state)
 	struct env e;
 	env_new(&e, 1);
 	for (size_t i = 0; i < n_sizes; i++) {
-		struct circuit c;
+		struct g16t_circuit c;
 		zkp_groth16_pk pk;
 		zkp_groth16_proof p;
 		double t0 = g16t_now();
-		synth_circuit(&c, sizes[i], tu_rand64(), "synth.pce");
+		g16t_synth_circuit(&c, sizes[i], tu_rand64(), "synth.pce");
 		assert_int_equal(zkp_pce_get_dims(c.pce)->domain_log2, 10 + 2 * i);
 		setup_key(&pk, &c, e.pool);
 		double t1 = g16t_now();
@@ -206,7 +171,7 @@ static void test_synth_sizes(void **state)
 		fprintf(stderr, "synth %" PRIu64 ": setup %.2f s, prove %.2f s\n", sizes[i],
 			t1 - t0, g16t_now() - t1);
 		zkp_groth16_pk_release(&pk);
-		circuit_free(&c);
+		g16t_circuit_free(&c);
 	}
 	env_free(&e);
 }
@@ -217,7 +182,7 @@ static void test_random_circuits(void **state)
 	struct env e;
 	env_new(&e, 1);
 	for (int it = 0; it < 6; it++) {
-		struct circuit c;
+		struct g16t_circuit c;
 		zkp_groth16_pk pk;
 		zkp_groth16_proof p;
 		size_t n_in = 1 + tu_rand64() % 5, rows = 1 + tu_rand64() % 200;
@@ -226,7 +191,7 @@ static void test_random_circuits(void **state)
 		prove_ok(&p, &c, &pk, &e);
 		assert_int_equal(verify(&pk.vk, &c, NULL, &p), 0);
 		zkp_groth16_pk_release(&pk);
-		circuit_free(&c);
+		g16t_circuit_free(&c);
 	}
 	env_free(&e);
 }
@@ -235,7 +200,7 @@ static void test_randomized_and_tampered(void **state)
 {
 	(void)state;
 	struct env e;
-	struct circuit c;
+	struct g16t_circuit c;
 	zkp_groth16_pk pk;
 	env_new(&e, 1);
 	random_circuit(&c, 4, 100, "tamper.pce");
@@ -278,7 +243,7 @@ static void test_randomized_and_tampered(void **state)
 	assert_int_equal(verify(&pk.vk, &c, NULL, &back), 0);
 
 	zkp_groth16_pk_release(&pk);
-	circuit_free(&c);
+	g16t_circuit_free(&c);
 	env_free(&e);
 }
 
@@ -286,12 +251,12 @@ static void test_refusals(void **state)
 {
 	(void)state;
 	struct env e;
-	struct circuit c, other;
+	struct g16t_circuit c, other;
 	zkp_groth16_pk pk, pk_other;
 	zkp_groth16_proof p;
 	zkp_error err = { 0 };
 	env_new(&e, 1);
-	synth_circuit(&c, 1000, tu_rand64(), "bad.pce");
+	g16t_synth_circuit(&c, 1000, tu_rand64(), "bad.pce");
 	setup_key(&pk, &c, e.pool);
 
 	/* Unsatisfied witness: the error names the row. */
@@ -319,9 +284,9 @@ static void test_refusals(void **state)
 	assert_int_equal(rc, ZKP_ERR_MISMATCH);
 	/* A key for the same shape but other matrices: caught by the final
 	 * verification. */
-	struct circuit same;
+	struct g16t_circuit same;
 	zkp_groth16_pk pk_same;
-	synth_circuit(&same, 1000, tu_rand64(), "same.pce");
+	g16t_synth_circuit(&same, 1000, tu_rand64(), "same.pce");
 	setup_key(&pk_same, &same, e.pool);
 	rc = zkp_groth16_prove(&p, NULL, c.pce, &pk_same, c.w, c.n_w, e.be, e.pool, &err);
 	if (rc != ZKP_ERR_MISMATCH && rc != 0)
@@ -330,23 +295,23 @@ static void test_refusals(void **state)
 		assert_int_equal(verify(&pk_same.vk, &c, NULL, &p), 0);
 
 	zkp_groth16_pk_release(&pk_same);
-	circuit_free(&same);
+	g16t_circuit_free(&same);
 	zkp_groth16_pk_release(&pk_other);
-	circuit_free(&other);
+	g16t_circuit_free(&other);
 	zkp_groth16_pk_release(&pk);
-	circuit_free(&c);
+	g16t_circuit_free(&c);
 	env_free(&e);
 }
 
 static void test_threads(void **state)
 {
 	(void)state;
-	struct circuit c;
+	struct g16t_circuit c;
 	zkp_groth16_pk pk;
 	struct env e0, e2;
 	env_new(&e0, 0);
 	env_new(&e2, 2);
-	synth_circuit(&c, 4000, tu_rand64(), "thr.pce");
+	g16t_synth_circuit(&c, 4000, tu_rand64(), "thr.pce");
 	setup_key(&pk, &c, e2.pool);
 	zkp_groth16_proof p0, p2;
 	prove_ok(&p0, &c, &pk, &e0);
@@ -366,7 +331,7 @@ static void test_threads(void **state)
 	zkp_groth16_pk_release(&k0);
 	zkp_groth16_pk_release(&k2);
 	zkp_groth16_pk_release(&pk);
-	circuit_free(&c);
+	g16t_circuit_free(&c);
 	env_free(&e0);
 	env_free(&e2);
 }
@@ -379,11 +344,11 @@ static void test_snarkjs_convention(void **state)
 	struct env e;
 	env_new(&e, 1);
 	for (int it = 0; it < 4; it++) {
-		struct circuit c;
+		struct g16t_circuit c;
 		zkp_groth16_pk pk;
 		zkp_groth16_proof p;
 		if (it == 0)
-			synth_circuit(&c, 1000, tu_rand64(), "sj.pce");
+			g16t_synth_circuit(&c, 1000, tu_rand64(), "sj.pce");
 		else
 			random_circuit(&c, 1 + tu_rand64() % 4, 1 + tu_rand64() % 300, "sj.pce");
 		setup_key_conv(&pk, &c, e.pool, ZKP_GROTH16_H_SNARKJS);
@@ -393,7 +358,7 @@ static void test_snarkjs_convention(void **state)
 		prove_ok(&p, &c, &pk, &e);
 		assert_int_equal(verify(&pk.vk, &c, NULL, &p), 0);
 		zkp_groth16_pk_release(&pk);
-		circuit_free(&c);
+		g16t_circuit_free(&c);
 	}
 	env_free(&e);
 }
@@ -443,11 +408,11 @@ static void test_device_backend(void **state)
 	env_new(&e, 2);
 	assert_int_equal(zkp_backend_offhost_new(&oh, e.be), 0);
 	for (int it = 0; it < 4; it++) {
-		struct circuit c;
+		struct g16t_circuit c;
 		zkp_groth16_pk pk;
 		zkp_groth16_proof p;
 		if (it % 2 == 0)
-			synth_circuit(&c, 1000, tu_rand64(), "dev.pce");
+			g16t_synth_circuit(&c, 1000, tu_rand64(), "dev.pce");
 		else
 			random_circuit(&c, 1 + tu_rand64() % 4, 1 + tu_rand64() % 300, "dev.pce");
 		setup_key_conv(&pk, &c, e.pool,
@@ -486,7 +451,7 @@ static void test_device_backend(void **state)
 		zkp_groth16_resident_free(rk);
 		zkp_groth16_resident_free(rk_cpu);
 		zkp_groth16_pk_release(&pk);
-		circuit_free(&c);
+		g16t_circuit_free(&c);
 	}
 	zkp_backend_free(oh);
 	env_free(&e);
@@ -496,7 +461,7 @@ static void test_key_files(void **state)
 {
 	(void)state;
 	struct env e;
-	struct circuit c;
+	struct g16t_circuit c;
 	zkp_groth16_pk pk, back;
 	zkp_groth16_vk vk;
 	zkp_groth16_proof p;
@@ -525,7 +490,7 @@ static void test_key_files(void **state)
 	zkp_groth16_vk_release(&vk);
 	zkp_groth16_pk_release(&back);
 	zkp_groth16_pk_release(&pk);
-	circuit_free(&c);
+	g16t_circuit_free(&c);
 	env_free(&e);
 }
 
