@@ -1,24 +1,38 @@
 /*
- * zkpd-gpu-bench: times the CUDA backend's G1 MSM and NTT on device 0 and
- * prints one JSON object per line, e.g.
- *   {"op":"msm_g1","log_n":20,"ms":12.3,"window":14}
- *   {"op":"ntt","log_n":20,"fwd_ms":1.2,"inv_coset_ms":1.4}
- * Usage: zkpd-gpu-bench [msm LOG_MIN LOG_MAX] [ntt LOG_MIN LOG_MAX]
- * (default: msm 20 26 step 2, ntt 20 26 step 1). Exit 77 without a device.
+ * zkpd-gpu-bench: times the CUDA backend's G1 MSM and NTT on device 0.
+ * Prints one JSON object per line on stdout while it runs, e.g.
+ *   {"op":"msm_g1","scalars":"random","log_n":20,"runs":5,"median_ms":12.3,
+ *    "min_ms":12.1,"max_ms":12.9}
+ *   {"op":"ntt","log_n":20,"runs":5,"fwd_median_ms":1.2,"inv_coset_median_ms":1.4}
+ *   {"op":"msm_g1","scalars":"witness","log_n":26,"skipped":"time budget"}
+ * and, when done, a short table of the medians on stderr.
+ *
+ * Usage: zkpd-gpu-bench [--budget SECONDS] [msm LO HI] [ntt LO HI]
+ * (default: msm 20 26, ntt 20 27, every size, budget 300 s). Exit 77
+ * without a device.
+ *
+ * Time budget: before each size the bench predicts its cost from the size
+ * below (2.2 times the median per doubling, times the runs, plus input
+ * setup) and skips it, with a "skipped" line, when that would end past the
+ * budget counted from the start; a size whose first run is slow gets fewer
+ * runs (at least 1).
  *
  * Inputs are resident on the device before timing: bases are 2^20 distinct
- * points (a random point's multiples) repeated, scalars and NTT inputs are
- * uniform random below 2^254. An MSM time covers the whole backend call
- * (scalar conversion, sort, buckets, reduction, workspace allocation and
- * the host's window combination); an NTT time is queue-to-sync, the best
- * of three.
+ * points (a random point's multiples) repeated, scalars either uniform
+ * random below 2^254 ("random") or witness-like ("witness": 70 % zeros,
+ * 25 % ones, 5 % uniform); NTT inputs uniform. An MSM time covers the
+ * whole backend call (scalar conversion and 0/1 classification, sort,
+ * buckets, batch addition of the ones, reduction, workspace allocation and
+ * the host's window combination); an NTT time is queue-to-sync of one
+ * transform (forward natural to bit-reversed; inverse coset bit-reversed
+ * to natural). Runs: 5, or 3 from 2^23 up.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "zkpd/backend.h"
 #include "zkpd/backend_cuda.h"
 #include "zkpd/ec.h"
@@ -27,6 +41,8 @@
 #include "zkpd/pool.h"
 
 #define DISTINCT_LOG 20
+#define MAX_RUNS 5
+#define GROWTH 2.2 /* predicted time ratio per doubling of n */
 
 static uint64_t rng_state[4] = { 0x9e3779b97f4a7c15ULL, 0xbf58476d1ce4e5b9ULL,
 				 0x94d049bb133111ebULL, 0x2545f4914f6cdd1dULL };
@@ -58,17 +74,150 @@ static void rand_frs(zkp_fr *x, size_t n)
 	}
 }
 
+static void witness_frs(zkp_fr *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = rand64() % 100;
+		if (r < 70)
+			zkp_fr_set_zero(&x[i]);
+		else if (r < 95)
+			zkp_fr_set_one(&x[i]);
+		else
+			rand_frs(&x[i], 1);
+	}
+}
+
+static double start_ms, budget_ms;
+
 static double now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	return bench_now_ns() / 1e6;
+}
+
+static double elapsed_ms(void)
+{
+	return now_ms() - start_ms;
 }
 
 static int fail(const char *what, int err)
 {
 	fprintf(stderr, "zkpd-gpu-bench: %s: %s\n", what, zkp_strerror(err));
 	return 1;
+}
+
+/* Rows of the final table. */
+#define MAX_ROWS 64
+static struct {
+	char op[24];
+	unsigned log_n, runs;
+	double a, b; /* medians (ms); b < 0: none */
+	bool skipped;
+} rows[MAX_ROWS];
+static unsigned nrows;
+
+static void add_row(const char *op, unsigned log_n, unsigned runs, double a, double b,
+		    bool skipped)
+{
+	if (nrows == MAX_ROWS)
+		return;
+	snprintf(rows[nrows].op, sizeof(rows[nrows].op), "%s", op);
+	rows[nrows].log_n = log_n;
+	rows[nrows].runs = runs;
+	rows[nrows].a = a;
+	rows[nrows].b = b;
+	rows[nrows].skipped = skipped;
+	nrows++;
+}
+
+/* Whether a size predicted to take `predict_ms` still fits the budget;
+ * prints the "skipped" line when it does not. */
+static bool fits(const char *op, const char *scalars, unsigned log_n, double predict_ms)
+{
+	if (elapsed_ms() + predict_ms <= budget_ms)
+		return true;
+	if (scalars)
+		printf("{\"op\":\"%s\",\"scalars\":\"%s\",\"log_n\":%u,\"skipped\":\"time budget\","
+		       "\"predicted_ms\":%.0f}\n",
+		       op, scalars, log_n, predict_ms);
+	else
+		printf("{\"op\":\"%s\",\"log_n\":%u,\"skipped\":\"time budget\","
+		       "\"predicted_ms\":%.0f}\n",
+		       op, log_n, predict_ms);
+	fflush(stdout);
+	char name[24];
+	snprintf(name, sizeof(name), "%s%s%s", op, scalars ? " " : "", scalars ? scalars : "");
+	add_row(name, log_n, 0, 0, -1, true);
+	return false;
+}
+
+static unsigned runs_for(unsigned log_n)
+{
+	return log_n >= 23 ? 3 : MAX_RUNS;
+}
+
+/* The predicted median at log_n from the one measured at last_lg. */
+static double extrapolate(double last, unsigned last_lg, unsigned log_n)
+{
+	for (unsigned i = last_lg; i < log_n; i++)
+		last *= GROWTH;
+	return last;
+}
+
+/* Both kinds of scalars at each size of [lo, hi], smaller sizes first. */
+static int msm_sizes(zkp_backend *be, const zkp_dbuf *db, zkp_dbuf *ds, zkp_fr *sc,
+		     unsigned lo, unsigned hi)
+{
+	static const char *const kinds[2] = { "random", "witness" };
+	double last[2] = { 0, 0 };
+	unsigned last_lg[2] = { 0, 0 };
+	for (unsigned lg = lo; lg <= hi; lg++) {
+		for (unsigned kind = 0; kind < 2; kind++) {
+			size_t n = (size_t)1 << lg;
+			unsigned runs = runs_for(lg);
+			/* input setup: host generation and upload, about 20 ns a scalar */
+			double setup = (double)n * 2e-5;
+			double per = 0;
+			if (last[kind] > 0)
+				per = extrapolate(last[kind], last_lg[kind], lg);
+			if (!fits("msm_g1", kinds[kind], lg, per * runs + setup))
+				continue;
+			if (kind == 0)
+				rand_frs(sc, n);
+			else
+				witness_frs(sc, n);
+			int err = zkp_backend_upload(be, ds, 0, sc, n * sizeof(*sc));
+			if (err)
+				return fail("msm upload", err);
+			double t[MAX_RUNS];
+			unsigned done = 0;
+			for (unsigned r = 0; r < runs; r++) {
+				zkp_g1 res;
+				double t0 = now_ms();
+				if ((err = zkp_backend_msm_g1(be, &res, db, ds, NULL, n, NULL)))
+					return fail("msm", err);
+				t[done++] = now_ms() - t0;
+				/* fewer runs when the remaining ones would overrun */
+				if (elapsed_ms() + t[0] * (runs - done) > budget_ms)
+					break;
+			}
+			double mn = t[0], mx = t[0];
+			for (unsigned r = 1; r < done; r++) {
+				mn = t[r] < mn ? t[r] : mn;
+				mx = t[r] > mx ? t[r] : mx;
+			}
+			double med = bench_median(t, done);
+			printf("{\"op\":\"msm_g1\",\"scalars\":\"%s\",\"log_n\":%u,\"runs\":%u,"
+			       "\"median_ms\":%.3f,\"min_ms\":%.3f,\"max_ms\":%.3f}\n",
+			       kinds[kind], lg, done, med, mn, mx);
+			fflush(stdout);
+			char name[24];
+			snprintf(name, sizeof(name), "msm_g1 %s", kinds[kind]);
+			add_row(name, lg, done, med, -1, false);
+			last[kind] = med;
+			last_lg[kind] = lg;
+		}
+	}
+	return 0;
 }
 
 static int bench_msm(zkp_backend *be, unsigned lo, unsigned hi)
@@ -95,22 +244,17 @@ static int bench_msm(zkp_backend *be, unsigned lo, unsigned hi)
 	zkp_g1s_to_affine(pts, jac, nd, scratch);
 	for (size_t i = nd; i < nmax; i += nd)
 		memcpy(pts + i, pts, nd * sizeof(*pts));
-	rand_frs(sc, nmax);
+	rand_frs(sc, (size_t)1 << 12);
 	if ((err = zkp_backend_import_host(be, &db, pts, nmax * sizeof(*pts))) ||
-	    (err = zkp_backend_import_host(be, &ds, sc, nmax * sizeof(*sc))))
+	    (err = zkp_backend_alloc(be, &ds, nmax * sizeof(*sc))) ||
+	    (err = zkp_backend_upload(be, &ds, 0, sc, ((size_t)1 << 12) * sizeof(*sc))))
 		goto out;
 	zkp_g1 r;
 	/* warm-up: module load, first allocations */
 	if ((err = zkp_backend_msm_g1(be, &r, &db, &ds, NULL, (size_t)1 << 12, NULL)))
 		goto out;
-	for (unsigned lg = lo; lg <= hi; lg += 2) {
-		double t0 = now_ms();
-		if ((err = zkp_backend_msm_g1(be, &r, &db, &ds, NULL, (size_t)1 << lg, NULL)))
-			goto out;
-		double t1 = now_ms();
-		printf("{\"op\":\"msm_g1\",\"log_n\":%u,\"ms\":%.3f}\n", lg, t1 - t0);
-		fflush(stdout);
-	}
+	if (msm_sizes(be, &db, &ds, sc, lo, hi))
+		err = ZKP_ERR_DEVICE; /* already reported */
 out:
 	zkp_backend_release(be, &db);
 	zkp_backend_release(be, &ds);
@@ -118,24 +262,24 @@ out:
 	free(jac);
 	free(scratch);
 	free(sc);
-	return err ? fail("msm", err) : 0;
+	return err == ZKP_ERR_DEVICE ? 1 : err ? fail("msm", err) : 0;
 }
 
-static int time_ntt(zkp_backend *be, double *best, zkp_dbuf *x, const zkp_ntt_domain *d,
-		    const zkp_ntt_opts *o)
+static int time_ntt(zkp_backend *be, double *med, unsigned *runs, zkp_dbuf *x,
+		    const zkp_ntt_domain *d, const zkp_ntt_opts *o)
 {
-	*best = 1e300;
-	for (int rep = 0; rep < 3; rep++) {
+	double t[MAX_RUNS];
+	unsigned done = 0;
+	for (unsigned rep = 0; rep < *runs; rep++) {
 		double t0 = now_ms();
 		int err = zkp_backend_ntt(be, x, d, o);
 		if (!err)
 			err = zkp_backend_sync(be);
 		if (err)
 			return err;
-		double t = now_ms() - t0;
-		if (t < *best)
-			*best = t;
+		t[done++] = now_ms() - t0;
 	}
+	*med = bench_median(t, done);
 	return 0;
 }
 
@@ -146,6 +290,8 @@ static int bench_ntt(zkp_backend *be, zkp_pool *pool, unsigned lo, unsigned hi)
 	void *mem = NULL;
 	zkp_dbuf dx = { 0 };
 	int err = ZKP_ERR_NOMEM;
+	double last = 0;
+	unsigned last_lg = 0;
 	if (!x)
 		goto out;
 	rand_frs(x, nmax);
@@ -153,6 +299,12 @@ static int bench_ntt(zkp_backend *be, zkp_pool *pool, unsigned lo, unsigned hi)
 	    (err = zkp_backend_upload(be, &dx, 0, x, nmax * sizeof(*x))))
 		goto out;
 	for (unsigned lg = lo; lg <= hi; lg++) {
+		unsigned runs = MAX_RUNS;
+		/* domain tables on the host (about 40 ns an element) plus runs */
+		double predict = (double)((size_t)1 << lg) * 4e-5;
+		double per = last > 0 ? extrapolate(last, last_lg, lg) : 0;
+		if (!fits("ntt", NULL, lg, predict + 2 * runs * per))
+			continue;
 		zkp_ntt_domain d;
 		free(mem);
 		mem = aligned_alloc(64, zkp_ntt_domain_mem_size(lg));
@@ -165,12 +317,16 @@ static int bench_ntt(zkp_backend *be, zkp_pool *pool, unsigned lo, unsigned hi)
 		double tf, ti;
 		/* first call uploads the domain's tables: not timed */
 		if ((err = zkp_backend_ntt(be, &dx, &d, &fwd)) || (err = zkp_backend_sync(be)) ||
-		    (err = time_ntt(be, &tf, &dx, &d, &fwd)) ||
-		    (err = time_ntt(be, &ti, &dx, &d, &inv)))
+		    (err = time_ntt(be, &tf, &runs, &dx, &d, &fwd)) ||
+		    (err = time_ntt(be, &ti, &runs, &dx, &d, &inv)))
 			goto out;
-		printf("{\"op\":\"ntt\",\"log_n\":%u,\"fwd_ms\":%.3f,\"inv_coset_ms\":%.3f}\n", lg,
-		       tf, ti);
+		printf("{\"op\":\"ntt\",\"log_n\":%u,\"runs\":%u,\"fwd_median_ms\":%.3f,"
+		       "\"inv_coset_median_ms\":%.3f}\n",
+		       lg, runs, tf, ti);
 		fflush(stdout);
+		add_row("ntt fwd / inv coset", lg, runs, tf, ti, false);
+		last = tf > ti ? tf : ti;
+		last_lg = lg;
 	}
 out:
 	zkp_backend_release(be, &dx);
@@ -179,41 +335,83 @@ out:
 	return err ? fail("ntt", err) : 0;
 }
 
+/*
+ * Whole-proof timing (the H polynomial, the four G1 MSMs and the host G2
+ * MSM of one Groth16 proof on this backend) belongs in this table as a
+ * third bench, "prove LO HI", printing {"op":"prove",...} lines and table
+ * rows like the two above; bench/gpu-check.sh then adds its range to the
+ * command line.
+ */
+struct bench_range {
+	const char *name;
+	unsigned lo, hi, min_log, max_log;
+	bool on;
+};
+
+static void print_table(void)
+{
+	fprintf(stderr, "%-22s %6s %5s %12s %12s\n", "op", "log_n", "runs", "median_ms",
+		"second_ms");
+	for (unsigned i = 0; i < nrows; i++) {
+		if (rows[i].skipped) {
+			fprintf(stderr, "%-22s %6u %5s %12s %12s\n", rows[i].op, rows[i].log_n, "-",
+				"skipped", "-");
+			continue;
+		}
+		char b[32] = "-";
+		if (rows[i].b >= 0)
+			snprintf(b, sizeof(b), "%.3f", rows[i].b);
+		fprintf(stderr, "%-22s %6u %5u %12.3f %12s\n", rows[i].op, rows[i].log_n,
+			rows[i].runs, rows[i].a, b);
+	}
+}
+
 int main(int argc, char **argv)
 {
-	unsigned msm_lo = 20, msm_hi = 26, ntt_lo = 20, ntt_hi = 26;
-	bool do_msm = true, do_ntt = true;
-	if (argc > 1) {
-		do_msm = do_ntt = false;
-		for (int i = 1; i < argc; i += 3) {
-			if (i + 2 >= argc) {
-				fprintf(stderr, "usage: %s [msm LO HI] [ntt LO HI]\n", argv[0]);
-				return 2;
-			}
-			unsigned a = (unsigned)atoi(argv[i + 1]), b = (unsigned)atoi(argv[i + 2]);
-			if (a < 1 || b > 28 || a > b) {
-				fprintf(stderr, "%s: bad range %u..%u\n", argv[0], a, b);
-				return 2;
-			}
-			if (!strcmp(argv[i], "msm")) {
-				do_msm = true;
-				msm_lo = a;
-				msm_hi = b;
-			} else if (!strcmp(argv[i], "ntt")) {
-				do_ntt = true;
-				ntt_lo = a;
-				ntt_hi = b;
-			} else {
-				fprintf(stderr, "%s: unknown bench %s\n", argv[0], argv[i]);
-				return 2;
-			}
+	struct bench_range benches[] = {
+		{ "ntt", 20, 27, 1, ZKP_NTT_MAX_LOG, true },
+		{ "msm", 20, 26, 1, 28, true },
+	};
+	const unsigned nbench = sizeof(benches) / sizeof(benches[0]);
+	double budget_s = 300;
+	int i = 1;
+	if (i + 1 < argc && !strcmp(argv[i], "--budget")) {
+		budget_s = atof(argv[i + 1]);
+		i += 2;
+	}
+	if (i < argc)
+		for (unsigned b = 0; b < nbench; b++)
+			benches[b].on = false;
+	for (; i < argc; i += 3) {
+		unsigned b = 0;
+		while (b < nbench && strcmp(argv[i], benches[b].name))
+			b++;
+		if (b == nbench || i + 2 >= argc) {
+			fprintf(stderr, "usage: %s [--budget SECONDS] [msm LO HI] [ntt LO HI]\n",
+				argv[0]);
+			return 2;
 		}
+		unsigned lo = (unsigned)atoi(argv[i + 1]), hi = (unsigned)atoi(argv[i + 2]);
+		if (lo < benches[b].min_log || hi > benches[b].max_log || lo > hi) {
+			fprintf(stderr, "%s: bad range %u..%u for %s\n", argv[0], lo, hi,
+				benches[b].name);
+			return 2;
+		}
+		benches[b].lo = lo;
+		benches[b].hi = hi;
+		benches[b].on = true;
+	}
+	if (budget_s <= 0) {
+		fprintf(stderr, "%s: bad budget\n", argv[0]);
+		return 2;
 	}
 	int ndev = 0;
 	if (zkp_backend_cuda_count(&ndev) || ndev == 0) {
 		fprintf(stderr, "zkpd-gpu-bench: no CUDA device\n");
 		return 77;
 	}
+	start_ms = now_ms();
+	budget_ms = budget_s * 1e3;
 	zkp_error e = { 0 };
 	zkp_backend *be = NULL;
 	zkp_pool *pool = NULL;
@@ -225,12 +423,16 @@ int main(int argc, char **argv)
 		zkp_pool_free(pool);
 		return 1;
 	}
+	zkp_backend_cuda_set_host_pool(be, pool);
 	int rc = 0;
-	if (do_ntt)
-		rc |= bench_ntt(be, pool, ntt_lo, ntt_hi);
-	if (do_msm)
-		rc |= bench_msm(be, msm_lo, msm_hi);
+	if (benches[0].on)
+		rc |= bench_ntt(be, pool, benches[0].lo, benches[0].hi);
+	if (benches[1].on)
+		rc |= bench_msm(be, benches[1].lo, benches[1].hi);
 	zkp_backend_free(be);
 	zkp_pool_free(pool);
+	fprintf(stderr, "zkpd-gpu-bench: %.1f s of a %.0f s budget\n", elapsed_ms() / 1e3,
+		budget_s);
+	print_table();
 	return rc;
 }

@@ -31,13 +31,14 @@ struct ntt_dev_domain {
 /* x (n elements) in place, as zkp_ntt does: coset scaling before a forward
  * transform, DIF for natural input, DIT for bit-reversed input to natural
  * output, a permutation pass when both orders are equal, and the inverse
- * scaling (n^-1, or the coset tables) after an inverse one. One launch per
- * radix-2 stage. */
+ * scaling (n^-1, or the coset tables) after an inverse one. The stages run
+ * in groups of up to 10 in shared memory (cuda/ntt.cu). */
 cudaError_t ntt_run(dfr *x, const ntt_dev_domain *d, bool inverse, bool coset,
 		    bool in_bitrev, bool out_bitrev, cudaStream_t stream);
 
-/* a[i] = (a[i] b[i] - c[i]) zinv for i < n. */
-cudaError_t ntt_h_pointwise(dfr *a, const dfr *b, const dfr *c, const dfr *zinv, size_t n,
+/* a[i] = (a[i] b[i] - c[i]) scale for i < n; scale NULL: no multiplication.
+ * scale is host memory, read before the launch returns. */
+cudaError_t ntt_h_pointwise(dfr *a, const dfr *b, const dfr *c, const dfr *scale, size_t n,
 			    cudaStream_t stream);
 
 /* ---- G1 MSM ---- */
@@ -45,11 +46,23 @@ cudaError_t ntt_h_pointwise(dfr *a, const dfr *b, const dfr *c, const dfr *zinv,
 /* Device workspace bytes for n scalars with window c. */
 size_t msm_g1_ws_size(size_t n, unsigned c);
 
-/* Pippenger over n (< 2^31) scalars (Montgomery Fr) and bases, window c:
+/* Pippenger over n (< 2^31) scalars (Montgomery Fr) and bases, window c,
+ * with the scalars 0 skipped and the scalars 1 summed by batch addition:
  * writes the K = msm_windows(c) window sums to win_host (host memory, K
- * entries, XYZZ) and waits for them. ws holds msm_g1_ws_size(n, c) bytes,
- * 256-byte aligned. */
+ * entries, XYZZ; the sum of the ones is inside window 0's) and waits for
+ * them. ws holds msm_g1_ws_size(n, c) bytes, 256-byte aligned. */
 cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, const dfr *scalars, size_t n,
 		       unsigned c, void *ws, cudaStream_t stream);
+
+/* Device workspace bytes for compacting n scalars. */
+size_t msm_compact_ws_size(size_t n);
+
+/* out[j] = scalars[i] for the set bits i < n of density (host memory,
+ * ceil(n / 64) words; bits past n are ignored), j the rank of i among them:
+ * the bitmap is uploaded, counted, scanned and scattered on the device.
+ * out holds the population count; ws msm_compact_ws_size(n) bytes,
+ * 256-byte aligned. Queued on stream; density may be freed on return. */
+cudaError_t msm_compact(dfr *out, const dfr *scalars, const uint64_t *density, size_t n,
+			void *ws, cudaStream_t stream);
 
 #endif

@@ -1,12 +1,17 @@
 /*
- * Pippenger G1 MSM on the device.
+ * Pippenger G1 MSM on the device, and the density compaction in front of
+ * it. Every kernel here is a wrapper around one per-thread function of
+ * cuda/msm.cuh, which the host unit test runs on the CPU.
  *
- * 1. Scalars leave Montgomery form (one multiplication by 1 each).
- * 2. Counting sort per window: a histogram of bucket indices |d_w| over all
- *    (scalar, window) pairs, an exclusive scan per window, and a scatter of
- *    point index | sign into one list per window ordered by bucket. Digits
- *    (cuda/msm.cuh) are recomputed from the canonical scalar in both passes
- *    rather than stored. Zero digits take no place.
+ * 1. Scalars leave Montgomery form (one multiplication by 1 each) and are
+ *    classified as 0, 1 or other; a warp's classes become one 32-bit word
+ *    of the zeros bitmap and one of the ones bitmap (__ballot_sync).
+ * 2. Counting sort per window over the "other" scalars only: a histogram of
+ *    bucket indices |d_w| over all (scalar, window) pairs, an exclusive
+ *    scan per window, and a scatter of point index | sign into one list per
+ *    window ordered by bucket. Digits (cuda/msm.cuh) are recomputed from the
+ *    canonical scalar in both passes rather than stored. Zero digits take
+ *    no place.
  * 3. Bucket accumulation without atomics: one thread per (window, bucket)
  *    walks its bucket's slice of the sorted list and adds the points into an
  *    XYZZ accumulator (madd-2008-s, the point negated for a negative digit).
@@ -15,14 +20,28 @@
  *    B_b and tot += run give tot = sum (b - lo + 1) B_b, so the segment's
  *    share of sum_b b B_b is tot + lo run (lo run by double-and-add). The
  *    segment results of a window are then summed pairwise in log2 steps.
- * 5. The K window sums go back to the host, which combines them (Horner,
+ * 5. Batch addition of the ones, independent of 2-4: P threads (a power of
+ *    two, up to 2^16) each sum the bases of the set bits in a contiguous
+ *    range of ones-bitmap words with mixed additions; the P partials are
+ *    folded pairwise in log2 P launches (no atomics). The result is added
+ *    to window 0's sum on the device, before the window sums leave: window
+ *    0 has weight 2^0, so the host's Horner step needs no change.
+ * 6. The K window sums go back to the host, which combines them (Horner,
  *    c doublings per window) with the C ec layer.
  *
- * Cost: n K mixed additions (K = ceil(256 / c)) plus about 2 K 2^(c-1)
+ * Cost: m K mixed additions for the m scalars other than 0 and 1
+ * (K = ceil(256 / c)), one mixed addition per 1, about 2 K 2^(c-1)
  * bucket-sum additions and K 2^(c-1) / S small scalar multiplications.
- * Known weak spot: a bucket is one thread's serial work, so scalars
- * concentrated on few digits (0/1-heavy witnesses) serialise on those
- * buckets; the 0/1 batch-addition path of the issue is not implemented.
+ * The window c is chosen by the shim from n, zeros and ones included, so
+ * on witness-like scalars it is wider than m alone would pick; whether a
+ * window from m pays off is to be measured on a GPU.
+ * Known weak spot: a bucket is one thread's serial work, so "other" scalars
+ * concentrated on few digits serialise on those buckets.
+ *
+ * Density compaction: the bitmap's 64-bit words are uploaded, one thread
+ * per word counts its set bits (below n), the counts are scanned (the same
+ * scan kernel, one segment), and one thread per scalar writes a selected
+ * scalar to its rank: the word's offset plus the set bits below it.
  */
 #include "kernels.cuh"
 #include "msm.cuh"
@@ -32,8 +51,9 @@
 #define MSM_SEG 32
 
 struct ws_layout {
-	size_t canon, counts, offs, sorted, buckets, segs, total;
+	size_t canon, zero_bits, one_bits, counts, offs, sorted, buckets, segs, ones, total;
 	unsigned k, nb, nseg; /* windows, buckets and segments per window */
+	unsigned nones;       /* partial sums of the batch addition */
 };
 
 static size_t align256(size_t v)
@@ -44,12 +64,18 @@ static size_t align256(size_t v)
 static ws_layout layout_of(size_t n, unsigned c)
 {
 	ws_layout l;
+	size_t words = (n + 31) / 32;
 	l.k = msm_windows(c);
 	l.nb = 1u << (c - 1);
 	l.nseg = l.nb > MSM_SEG ? l.nb / MSM_SEG : 1;
+	l.nones = msm_ones_threads(n);
 	size_t off = 0;
 	l.canon = off;
 	off += align256(n * 4 * sizeof(uint64_t));
+	l.zero_bits = off;
+	off += align256(words * sizeof(uint32_t));
+	l.one_bits = off;
+	off += align256(words * sizeof(uint32_t));
 	l.counts = off;
 	off += align256((size_t)l.k * l.nb * sizeof(uint32_t));
 	l.offs = off;
@@ -60,6 +86,8 @@ static ws_layout layout_of(size_t n, unsigned c)
 	off += align256((size_t)l.k * l.nb * sizeof(g1_xyzz));
 	l.segs = off;
 	off += align256((size_t)l.k * l.nseg * sizeof(g1_xyzz));
+	l.ones = off;
+	off += align256((size_t)l.nones * sizeof(g1_xyzz));
 	l.total = off;
 	return l;
 }
@@ -74,154 +102,107 @@ static unsigned grid_for(size_t threads)
 	return (unsigned)((threads + MSM_BLOCK - 1) / MSM_BLOCK);
 }
 
-static __global__ void k_from_mont(uint64_t *canon, const dfr *scalars, size_t n)
+static __device__ size_t thread_id(void)
 {
-	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i >= n)
-		return;
-	dfr s = scalars[i];
-	fe_from_mont(canon + 4 * i, &s);
+	return (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 }
 
-static __global__ void k_histogram(uint32_t *counts, const uint64_t *canon, size_t n, unsigned c,
-				   unsigned k, unsigned nb)
+/* Every thread of a warp takes part in the ballots (no early exit); lane 0
+ * writes the warp's words. MSM_BLOCK is a multiple of 32. */
+static __global__ void k_prepare(uint64_t *canon, uint32_t *zero_bits, uint32_t *one_bits,
+				 const dfr *scalars, size_t n)
 {
-	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i >= n)
-		return;
-	uint64_t s[4] = { canon[4 * i], canon[4 * i + 1], canon[4 * i + 2], canon[4 * i + 3] };
-	for (unsigned w = 0; w < k; w++) {
-		int32_t d = booth_digit(s, w, c);
-		if (d)
-			atomicAdd(&counts[(size_t)w * nb + (uint32_t)(d < 0 ? -d : d) - 1], 1u);
+	size_t i = thread_id();
+	unsigned cls = i < n ? msm_prepare(canon, scalars, i) : (unsigned)MSM_OTHER;
+	uint32_t zw = __ballot_sync(0xffffffffu, cls == MSM_ZERO);
+	uint32_t ow = __ballot_sync(0xffffffffu, cls == MSM_ONE);
+	if ((threadIdx.x & 31) == 0 && i < n) {
+		zero_bits[i / 32] = zw;
+		one_bits[i / 32] = ow;
 	}
 }
 
-/* One block per window: offs[b] = sum of counts below b, offs[nb] = the
- * window's total; counts becomes the scatter cursor (a copy of offs). */
-static __global__ void k_scan(uint32_t *counts, uint32_t *offs, unsigned nb)
+static __global__ void k_histogram(uint32_t *counts, const uint64_t *canon,
+				   const uint32_t *zero_bits, const uint32_t *one_bits, size_t n,
+				   unsigned c, unsigned k, unsigned nb)
 {
-	__shared__ uint32_t part[1024];
-	uint32_t *cnt = counts + (size_t)blockIdx.x * nb;
-	uint32_t *off = offs + (size_t)blockIdx.x * (nb + 1);
-	unsigned t = threadIdx.x, chunk = (nb + blockDim.x - 1) / blockDim.x;
-	unsigned lo = t * chunk < nb ? t * chunk : nb;
-	unsigned hi = lo + chunk < nb ? lo + chunk : nb;
-	uint32_t sum = 0;
-	for (unsigned b = lo; b < hi; b++)
-		sum += cnt[b];
-	part[t] = sum;
+	size_t i = thread_id();
+	if (i < n)
+		msm_histogram(counts, canon, zero_bits, one_bits, i, c, k, nb);
+}
+
+/* One block of MSM_SCAN_THREADS per segment of len counts (msm.cuh). */
+static __global__ void k_scan(uint32_t *counts, uint32_t *offs, size_t len)
+{
+	__shared__ uint32_t part[2][MSM_SCAN_THREADS];
+	uint32_t *cnt = counts + (size_t)blockIdx.x * len;
+	uint32_t *off = offs + (size_t)blockIdx.x * (len + 1);
+	unsigned t = threadIdx.x, src = 0;
+	scan_load(part[0], cnt, len, t, MSM_SCAN_THREADS);
 	__syncthreads();
-	for (unsigned d = 1; d < blockDim.x; d *= 2) {
-		uint32_t v = t >= d ? part[t - d] : 0;
+	for (unsigned d = 1; d < MSM_SCAN_THREADS; d *= 2) {
+		scan_step(part[src ^ 1], part[src], t, d);
 		__syncthreads();
-		part[t] += v;
-		__syncthreads();
+		src ^= 1;
 	}
-	uint32_t run = part[t] - sum;
-	for (unsigned b = lo; b < hi; b++) {
-		uint32_t v = cnt[b];
-		off[b] = run;
-		cnt[b] = run;
-		run += v;
-	}
-	if (t == blockDim.x - 1)
-		off[nb] = part[t];
+	scan_store(cnt, off, part[src], len, t, MSM_SCAN_THREADS);
 }
 
 static __global__ void k_scatter(uint32_t *sorted, uint32_t *cursor, const uint64_t *canon,
-				 size_t n, unsigned c, unsigned k, unsigned nb)
+				 const uint32_t *zero_bits, const uint32_t *one_bits, size_t n,
+				 unsigned c, unsigned k, unsigned nb)
 {
-	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i >= n)
-		return;
-	uint64_t s[4] = { canon[4 * i], canon[4 * i + 1], canon[4 * i + 2], canon[4 * i + 3] };
-	for (unsigned w = 0; w < k; w++) {
-		int32_t d = booth_digit(s, w, c);
-		if (!d)
-			continue;
-		uint32_t b = (uint32_t)(d < 0 ? -d : d) - 1;
-		uint32_t pos = atomicAdd(&cursor[(size_t)w * nb + b], 1u);
-		sorted[(size_t)w * n + pos] = (uint32_t)i | (d < 0 ? MSM_SIGN_BIT : 0u);
-	}
+	size_t i = thread_id();
+	if (i < n)
+		msm_scatter(sorted, cursor, canon, zero_bits, one_bits, i, n, c, k, nb);
 }
 
 static __global__ void k_accumulate(g1_xyzz *buckets, const uint32_t *sorted,
 				    const uint32_t *offs, const g1_affine *bases, size_t n,
 				    unsigned k, unsigned nb)
 {
-	size_t id = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-	if (id >= (size_t)k * nb)
-		return;
-	size_t w = id / nb, b = id % nb;
-	const uint32_t *list = sorted + w * n;
-	const uint32_t *off = offs + w * (nb + 1);
-	g1_xyzz acc;
-	g1_xyzz_set_inf(&acc);
-	for (uint32_t e = off[b]; e < off[b + 1]; e++) {
-		uint32_t v = list[e];
-		g1_affine p = bases[v & ~MSM_SIGN_BIT];
-		if (v & MSM_SIGN_BIT)
-			fe_neg(&p.y, &p.y);
-		g1_xyzz_add_affine(&acc, &acc, &p);
-	}
-	buckets[id] = acc;
-}
-
-/* ret = m a for a small non-negative m, by double-and-add from the top. */
-static __device__ void xyzz_mul_small(g1_xyzz *ret, const g1_xyzz *a, uint32_t m)
-{
-	g1_xyzz acc;
-	g1_xyzz_set_inf(&acc);
-	for (int bit = 31; bit >= 0; bit--) {
-		g1_xyzz_dbl(&acc, &acc);
-		if ((m >> bit) & 1)
-			g1_xyzz_add(&acc, &acc, a);
-	}
-	*ret = acc;
+	size_t id = thread_id();
+	if (id < (size_t)k * nb)
+		msm_accumulate(buckets, sorted, offs, bases, n, nb, id);
 }
 
 static __global__ void k_reduce(g1_xyzz *segs, const g1_xyzz *buckets, unsigned k, unsigned nb,
 				unsigned nseg)
 {
-	size_t id = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-	if (id >= (size_t)k * nseg)
-		return;
-	size_t w = id / nseg, t = id % nseg;
-	unsigned per = nb / nseg, lo = (unsigned)t * per;
-	const g1_xyzz *bk = buckets + w * nb;
-	g1_xyzz run, tot, sh;
-	g1_xyzz_set_inf(&run);
-	g1_xyzz_set_inf(&tot);
-	for (unsigned b = lo + per; b-- > lo;) {
-		g1_xyzz v = bk[b];
-		g1_xyzz_add(&run, &run, &v);
-		g1_xyzz_add(&tot, &tot, &run);
-	}
-	/* bucket b holds digit b + 1, so the segment needs sum (b + 1) B_b =
-	 * tot + lo run. */
-	xyzz_mul_small(&sh, &run, lo);
-	g1_xyzz_add(&segs[id], &tot, &sh);
+	size_t id = thread_id();
+	if (id < (size_t)k * nseg)
+		msm_reduce(segs, buckets, nb, nseg, id);
 }
 
-/* segs[w][j] += segs[w][j + half] for j < half. */
 static __global__ void k_fold(g1_xyzz *segs, unsigned k, unsigned nseg, unsigned half)
 {
-	size_t id = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-	if (id >= (size_t)k * half)
-		return;
-	size_t w = id / half, j = id % half;
-	g1_xyzz *s = segs + w * nseg;
-	g1_xyzz a = s[j], b = s[j + half];
-	g1_xyzz_add(&s[j], &a, &b);
+	size_t id = thread_id();
+	if (id < (size_t)k * half)
+		msm_fold(segs, nseg, half, id);
 }
 
-/* Window sums: segment 0 of each window, gathered contiguously. */
-static __global__ void k_gather(g1_xyzz *out, const g1_xyzz *segs, unsigned k, unsigned nseg)
+static __global__ void k_ones(g1_xyzz *partial, const uint32_t *one_bits, const g1_affine *bases,
+			      size_t n, unsigned p)
+{
+	size_t t = thread_id();
+	if (t < p)
+		msm_ones_partial(partial, one_bits, bases, n, p, t);
+}
+
+static __global__ void k_gather(g1_xyzz *out, const g1_xyzz *segs, const g1_xyzz *ones,
+				unsigned k, unsigned nseg)
 {
 	unsigned w = blockIdx.x * blockDim.x + threadIdx.x;
 	if (w < k)
-		out[w] = segs[(size_t)w * nseg];
+		msm_gather(out, segs, ones, nseg, w);
+}
+
+/* Pairwise folds of `count` rows of `len` (a power of two) points. */
+static void fold_rows(g1_xyzz *rows, unsigned count, unsigned len, cudaStream_t stream)
+{
+	for (unsigned half = len / 2; half >= 1; half /= 2)
+		k_fold<<<grid_for((size_t)count * half), MSM_BLOCK, 0, stream>>>(rows, count, len,
+									    half);
 }
 
 cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, const dfr *scalars, size_t n,
@@ -230,33 +211,45 @@ cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, const dfr *sca
 	ws_layout l = layout_of(n, c);
 	char *base = (char *)ws;
 	uint64_t *canon = (uint64_t *)(base + l.canon);
+	uint32_t *zero_bits = (uint32_t *)(base + l.zero_bits);
+	uint32_t *one_bits = (uint32_t *)(base + l.one_bits);
 	uint32_t *counts = (uint32_t *)(base + l.counts);
 	uint32_t *offs = (uint32_t *)(base + l.offs);
 	uint32_t *sorted = (uint32_t *)(base + l.sorted);
 	g1_xyzz *buckets = (g1_xyzz *)(base + l.buckets);
 	g1_xyzz *segs = (g1_xyzz *)(base + l.segs);
+	g1_xyzz *ones = (g1_xyzz *)(base + l.ones);
 	cudaError_t e;
 
 	e = cudaMemsetAsync(counts, 0, (size_t)l.k * l.nb * sizeof(uint32_t), stream);
 	if (e != cudaSuccess)
 		return e;
 	if (n) {
-		k_from_mont<<<grid_for(n), MSM_BLOCK, 0, stream>>>(canon, scalars, n);
-		k_histogram<<<grid_for(n), MSM_BLOCK, 0, stream>>>(counts, canon, n, c, l.k, l.nb);
+		k_prepare<<<grid_for(n), MSM_BLOCK, 0, stream>>>(canon, zero_bits, one_bits,
+								 scalars, n);
+		k_histogram<<<grid_for(n), MSM_BLOCK, 0, stream>>>(counts, canon, zero_bits,
+								   one_bits, n, c, l.k, l.nb);
 	}
-	k_scan<<<l.k, 1024, 0, stream>>>(counts, offs, l.nb);
+	k_scan<<<l.k, MSM_SCAN_THREADS, 0, stream>>>(counts, offs, l.nb);
 	if (n)
-		k_scatter<<<grid_for(n), MSM_BLOCK, 0, stream>>>(sorted, counts, canon, n, c, l.k,
-								 l.nb);
+		k_scatter<<<grid_for(n), MSM_BLOCK, 0, stream>>>(sorted, counts, canon, zero_bits,
+								 one_bits, n, c, l.k, l.nb);
 	k_accumulate<<<grid_for((size_t)l.k * l.nb), MSM_BLOCK, 0, stream>>>(
 		buckets, sorted, offs, bases, n, l.k, l.nb);
 	k_reduce<<<grid_for((size_t)l.k * l.nseg), MSM_BLOCK, 0, stream>>>(segs, buckets, l.k,
 									   l.nb, l.nseg);
-	for (unsigned half = l.nseg / 2; half >= 1; half /= 2)
-		k_fold<<<grid_for((size_t)l.k * half), MSM_BLOCK, 0, stream>>>(segs, l.k, l.nseg,
-									      half);
+	fold_rows(segs, l.k, l.nseg, stream);
+	if (n) {
+		k_ones<<<grid_for(l.nones), MSM_BLOCK, 0, stream>>>(ones, one_bits, bases, n,
+								    l.nones);
+		fold_rows(ones, 1, l.nones, stream);
+	} else {
+		e = cudaMemsetAsync(ones, 0, sizeof(g1_xyzz), stream); /* ZZ = 0: infinity */
+		if (e != cudaSuccess)
+			return e;
+	}
 	/* The bucket array is free by now: reuse its head for the K sums. */
-	k_gather<<<1, 64, 0, stream>>>(buckets, segs, l.k, l.nseg);
+	k_gather<<<1, 64, 0, stream>>>(buckets, segs, ones, l.k, l.nseg);
 	e = cudaGetLastError();
 	if (e != cudaSuccess)
 		return e;
@@ -265,4 +258,67 @@ cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, const dfr *sca
 	if (e != cudaSuccess)
 		return e;
 	return cudaStreamSynchronize(stream);
+}
+
+/* ---- density compaction ---- */
+
+struct dens_layout {
+	size_t words, counts, offs, total;
+	size_t nwords;
+};
+
+static dens_layout dens_layout_of(size_t n)
+{
+	dens_layout l;
+	l.nwords = (n + 63) / 64;
+	size_t off = 0;
+	l.words = off;
+	off += align256(l.nwords * sizeof(uint64_t));
+	l.counts = off;
+	off += align256(l.nwords * sizeof(uint32_t));
+	l.offs = off;
+	off += align256((l.nwords + 1) * sizeof(uint32_t));
+	l.total = off;
+	return l;
+}
+
+size_t msm_compact_ws_size(size_t n)
+{
+	return dens_layout_of(n).total;
+}
+
+static __global__ void k_density_count(uint32_t *counts, const uint64_t *words, size_t nwords,
+				       size_t n)
+{
+	size_t w = thread_id();
+	if (w < nwords)
+		counts[w] = density_count(words, w, n);
+}
+
+static __global__ void k_density_scatter(dfr *out, const dfr *in, const uint64_t *words,
+					 const uint32_t *offs, size_t n)
+{
+	size_t i = thread_id();
+	if (i < n)
+		density_scatter(out, in, words, offs, i);
+}
+
+cudaError_t msm_compact(dfr *out, const dfr *scalars, const uint64_t *density, size_t n,
+			void *ws, cudaStream_t stream)
+{
+	if (n == 0)
+		return cudaSuccess;
+	dens_layout l = dens_layout_of(n);
+	char *base = (char *)ws;
+	uint64_t *words = (uint64_t *)(base + l.words);
+	uint32_t *counts = (uint32_t *)(base + l.counts);
+	uint32_t *offs = (uint32_t *)(base + l.offs);
+	cudaError_t e = cudaMemcpyAsync(words, density, l.nwords * sizeof(uint64_t),
+					cudaMemcpyHostToDevice, stream);
+	if (e != cudaSuccess)
+		return e;
+	k_density_count<<<grid_for(l.nwords), MSM_BLOCK, 0, stream>>>(counts, words, l.nwords, n);
+	k_scan<<<1, MSM_SCAN_THREADS, 0, stream>>>(counts, offs, l.nwords);
+	k_density_scatter<<<grid_for(n), MSM_BLOCK, 0, stream>>>(out, scalars, words, offs, n);
+	return cudaGetLastError();
 }

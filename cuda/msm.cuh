@@ -1,8 +1,12 @@
 /*
- * Per-element pieces of the G1 MSM kernels (cuda/msm.cu), __host__
- * __device__ so the host unit test checks them: the window choice, the
- * signed (Booth) digits of a canonical scalar, and the packing of a sorted
- * entry.
+ * Per-thread pieces of the G1 MSM kernels (cuda/msm.cu), __host__
+ * __device__ so the host unit test runs every kernel body: the window
+ * choice, the signed (Booth) digits of a canonical scalar, the 0/1
+ * classification, the density compaction, the counting sort (histogram,
+ * exclusive scan, scatter), bucket sums, running sums, pairwise folds and
+ * the batch addition of the bases whose scalar is 1. Each function is the
+ * work of one thread of one kernel, named after the kernel; the kernels are
+ * thin wrappers that compute the thread's index and call it.
  *
  * Digits: with scalar bits b_j (b_-1 = 0), window w of width c has digit
  *   d_w = (b_{wc} .. b_{wc+c-1} as an integer) + b_{wc-1} - 2^c b_{wc+c-1},
@@ -10,6 +14,10 @@
  * Kc - 1 of s is 0; K = ceil(256 / c) windows make that hold for every
  * s < r < 2^255. Each digit reads c + 1 bits and needs no carry from the
  * window below, so every window is computed independently.
+ *
+ * Bitmaps: bit i of a 32-bit-word bitmap is bit i % 32 of word i / 32 (the
+ * layout __ballot_sync produces for a warp of consecutive threads); the
+ * density bitmap of the backend is 64-bit words, bit i % 64 of word i / 64.
  */
 #ifndef ZKPD_CUDA_MSM_CUH
 #define ZKPD_CUDA_MSM_CUH
@@ -17,12 +25,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ec.cuh"
 #include "ff.cuh"
 
 #define MSM_MIN_WINDOW 8
 #define MSM_MAX_WINDOW 20
 /* A sorted entry is a point index with the digit's sign in the top bit. */
 #define MSM_SIGN_BIT 0x80000000u
+/* Threads of the scan kernel (one block per segment). */
+#define MSM_SCAN_THREADS 1024
+/* Batch addition of the ones: at most this many partial sums (a power of
+ * two), each over at least MSM_ONES_MIN_WORDS bitmap words. */
+#define MSM_ONES_MAX_THREADS 65536
+#define MSM_ONES_MIN_WORDS 4
+
+/* Scalar classes of the 0/1 split. */
+enum { MSM_ZERO, MSM_ONE, MSM_OTHER };
 
 /* Window width for n points: about log2(n) - 6, so that a bucket receives
  * around 64 points per window on random scalars while the bucket sums
@@ -63,6 +81,271 @@ ZKP_HD int32_t booth_digit(const uint64_t s[4], unsigned w, unsigned c)
 	uint32_t x = w ? scalar_bits(s, w * c - 1, c + 1) : scalar_bits(s, 0, c) << 1;
 	int32_t d = (int32_t)(x >> 1) + (int32_t)(x & 1);
 	return d - (int32_t)(((x >> c) & 1) << c);
+}
+
+/* ---- small helpers ---- */
+
+ZKP_HD unsigned popcount64(uint64_t v)
+{
+#ifdef __CUDA_ARCH__
+	return (unsigned)__popcll((unsigned long long)v);
+#else
+	return (unsigned)__builtin_popcountll(v);
+#endif
+}
+
+/* *p += 1, returning the old value: an atomic on the device; the host
+ * emulation runs threads one at a time. */
+ZKP_HD uint32_t msm_fetch_inc(uint32_t *p)
+{
+#ifdef __CUDA_ARCH__
+	return atomicAdd(p, 1u);
+#else
+	return (*p)++;
+#endif
+}
+
+ZKP_HD bool bit32(const uint32_t *bits, size_t i)
+{
+	return (bits[i / 32] >> (i % 32)) & 1;
+}
+
+/* ret = m a for a small non-negative m, by double-and-add from the top. */
+ZKP_HD void xyzz_mul_small(g1_xyzz *ret, const g1_xyzz *a, uint32_t m)
+{
+	g1_xyzz acc;
+	g1_xyzz_set_inf(&acc);
+	for (int bit = 31; bit >= 0; bit--) {
+		g1_xyzz_dbl(&acc, &acc);
+		if ((m >> bit) & 1)
+			g1_xyzz_add(&acc, &acc, a);
+	}
+	*ret = acc;
+}
+
+/* ---- exclusive scan: one block of `threads` threads per segment ----
+ *
+ * Segment s holds len counts at cnt + s len; afterwards off[b] (off + s
+ * (len + 1)) is the sum of the counts below b, off[len] the segment's
+ * total, and cnt a copy of off[0 .. len) (the scatter's cursor). Three
+ * phases with a barrier after each: every thread sums its chunk of
+ * ceil(len / threads) counts into part[t]; log2(threads) Hillis-Steele
+ * steps over part, ping-ponging between two shared arrays
+ * (out[t] = in[t] + in[t - d]); every thread writes its chunk's offsets
+ * starting from the inclusive sum of the thread before it. */
+
+ZKP_HD void scan_load(uint32_t *part, const uint32_t *cnt, size_t len, unsigned t,
+		      unsigned threads)
+{
+	size_t chunk = (len + threads - 1) / threads;
+	size_t lo = (size_t)t * chunk < len ? (size_t)t * chunk : len;
+	size_t hi = lo + chunk < len ? lo + chunk : len;
+	uint32_t sum = 0;
+	for (size_t b = lo; b < hi; b++)
+		sum += cnt[b];
+	part[t] = sum;
+}
+
+ZKP_HD void scan_step(uint32_t *out, const uint32_t *in, unsigned t, unsigned d)
+{
+	out[t] = in[t] + (t >= d ? in[t - d] : 0);
+}
+
+/* incl: the inclusive sums of the chunk totals after the last step. */
+ZKP_HD void scan_store(uint32_t *cnt, uint32_t *off, const uint32_t *incl, size_t len,
+		       unsigned t, unsigned threads)
+{
+	size_t chunk = (len + threads - 1) / threads;
+	size_t lo = (size_t)t * chunk < len ? (size_t)t * chunk : len;
+	size_t hi = lo + chunk < len ? lo + chunk : len;
+	uint32_t run = t ? incl[t - 1] : 0;
+	for (size_t b = lo; b < hi; b++) {
+		uint32_t v = cnt[b];
+		off[b] = run;
+		cnt[b] = run;
+		run += v;
+	}
+	if (t == threads - 1)
+		off[len] = incl[t];
+}
+
+/* ---- density compaction (64-bit density words, n scalars) ---- */
+
+/* Set bits of density word w that stand for scalars below n. */
+ZKP_HD uint32_t density_count(const uint64_t *words, size_t w, size_t n)
+{
+	uint64_t v = words[w];
+	if ((w + 1) * 64 > n)
+		v &= (n % 64) ? (((uint64_t)1 << (n % 64)) - 1) : 0;
+	return popcount64(v);
+}
+
+/* Thread i < n: a selected scalar goes to its rank among the selected
+ * ones, offs[i / 64] plus the set bits below it in its word. */
+ZKP_HD void density_scatter(dfr *out, const dfr *in, const uint64_t *words, const uint32_t *offs,
+			    size_t i)
+{
+	uint64_t v = words[i / 64];
+	unsigned b = (unsigned)(i % 64);
+	if (!((v >> b) & 1))
+		return;
+	uint64_t below = b ? v & (((uint64_t)1 << b) - 1) : 0;
+	out[offs[i / 64] + popcount64(below)] = in[i];
+}
+
+/* ---- Pippenger passes ---- */
+
+ZKP_HD unsigned msm_scalar_class(const uint64_t s[4])
+{
+	if ((s[1] | s[2] | s[3]) != 0 || s[0] > 1)
+		return MSM_OTHER;
+	return s[0] ? MSM_ONE : MSM_ZERO;
+}
+
+/* Thread i < n: canonical limbs of scalar i and its class (the kernel
+ * gathers the classes of a warp into bitmap words with __ballot_sync). */
+ZKP_HD unsigned msm_prepare(uint64_t *canon, const dfr *scalars, size_t i)
+{
+	dfr s = scalars[i];
+	fe_from_mont(canon + 4 * i, &s);
+	return msm_scalar_class(canon + 4 * i);
+}
+
+/* Zero and one scalars stay out of the buckets. */
+ZKP_HD bool msm_skip(const uint32_t *zero_bits, const uint32_t *one_bits, size_t i)
+{
+	return bit32(zero_bits, i) || bit32(one_bits, i);
+}
+
+/* Thread i < n: counts[w][|d_w| - 1] += 1 for every window with d_w != 0. */
+ZKP_HD void msm_histogram(uint32_t *counts, const uint64_t *canon, const uint32_t *zero_bits,
+			  const uint32_t *one_bits, size_t i, unsigned c, unsigned k, unsigned nb)
+{
+	if (msm_skip(zero_bits, one_bits, i))
+		return;
+	const uint64_t *s = canon + 4 * i;
+	for (unsigned w = 0; w < k; w++) {
+		int32_t d = booth_digit(s, w, c);
+		if (d)
+			msm_fetch_inc(&counts[(size_t)w * nb + (uint32_t)(d < 0 ? -d : d) - 1]);
+	}
+}
+
+/* Thread i < n: entry i | sign at the cursor of its bucket in each window
+ * (sorted holds k lists of n entries). */
+ZKP_HD void msm_scatter(uint32_t *sorted, uint32_t *cursor, const uint64_t *canon,
+			const uint32_t *zero_bits, const uint32_t *one_bits, size_t i, size_t n,
+			unsigned c, unsigned k, unsigned nb)
+{
+	if (msm_skip(zero_bits, one_bits, i))
+		return;
+	const uint64_t *s = canon + 4 * i;
+	for (unsigned w = 0; w < k; w++) {
+		int32_t d = booth_digit(s, w, c);
+		if (!d)
+			continue;
+		uint32_t b = (uint32_t)(d < 0 ? -d : d) - 1;
+		uint32_t pos = msm_fetch_inc(&cursor[(size_t)w * nb + b]);
+		sorted[(size_t)w * n + pos] = (uint32_t)i | (d < 0 ? MSM_SIGN_BIT : 0u);
+	}
+}
+
+/* Thread id < k nb: bucket id % nb of window id / nb, the sum of its
+ * slice of the sorted list (mixed additions, negated for a negative digit). */
+ZKP_HD void msm_accumulate(g1_xyzz *buckets, const uint32_t *sorted, const uint32_t *offs,
+			   const g1_affine *bases, size_t n, unsigned nb, size_t id)
+{
+	size_t w = id / nb, b = id % nb;
+	const uint32_t *list = sorted + w * n;
+	const uint32_t *off = offs + w * (nb + 1);
+	g1_xyzz acc;
+	g1_xyzz_set_inf(&acc);
+	for (uint32_t e = off[b]; e < off[b + 1]; e++) {
+		uint32_t v = list[e];
+		g1_affine p = bases[v & ~MSM_SIGN_BIT];
+		if (v & MSM_SIGN_BIT)
+			fe_neg(&p.y, &p.y);
+		g1_xyzz_add_affine(&acc, &acc, &p);
+	}
+	buckets[id] = acc;
+}
+
+/* Thread id < k nseg: segment id % nseg of window id / nseg, buckets
+ * [lo, lo + per). Walking down, run += B_b and tot += run give
+ * tot = sum (b - lo + 1) B_b; bucket b holds digit b + 1, so the segment's
+ * share of sum (b + 1) B_b is tot + lo run. */
+ZKP_HD void msm_reduce(g1_xyzz *segs, const g1_xyzz *buckets, unsigned nb, unsigned nseg,
+		       size_t id)
+{
+	size_t w = id / nseg, t = id % nseg;
+	unsigned per = nb / nseg, lo = (unsigned)t * per;
+	const g1_xyzz *bk = buckets + w * nb;
+	g1_xyzz run, tot, sh;
+	g1_xyzz_set_inf(&run);
+	g1_xyzz_set_inf(&tot);
+	for (unsigned b = lo + per; b-- > lo;) {
+		g1_xyzz v = bk[b];
+		g1_xyzz_add(&run, &run, &v);
+		g1_xyzz_add(&tot, &tot, &run);
+	}
+	xyzz_mul_small(&sh, &run, lo);
+	g1_xyzz_add(&segs[id], &tot, &sh);
+}
+
+/* Thread id < k half: segs[w][j] += segs[w][j + half] (rows of nseg). */
+ZKP_HD void msm_fold(g1_xyzz *segs, unsigned nseg, unsigned half, size_t id)
+{
+	size_t w = id / half, j = id % half;
+	g1_xyzz *s = segs + w * nseg;
+	g1_xyzz a = s[j], b = s[j + half];
+	g1_xyzz_add(&s[j], &a, &b);
+}
+
+/* Partial sums of the batch addition for n scalars: a power of two, each
+ * over at least MSM_ONES_MIN_WORDS words of the ones bitmap. */
+ZKP_HD unsigned msm_ones_threads(size_t n)
+{
+	size_t words = (n + 31) / 32;
+	unsigned p = 1;
+	while (p < MSM_ONES_MAX_THREADS && (size_t)p * 2 * MSM_ONES_MIN_WORDS <= words)
+		p *= 2;
+	return p;
+}
+
+/* Thread t < msm_ones_threads(n): the sum of the bases whose bit is set in
+ * words [t per, (t + 1) per) of the ones bitmap, per = ceil(words / p),
+ * by mixed additions in index order. */
+ZKP_HD void msm_ones_partial(g1_xyzz *partial, const uint32_t *one_bits, const g1_affine *bases,
+			     size_t n, unsigned p, size_t t)
+{
+	size_t words = (n + 31) / 32, per = (words + p - 1) / p;
+	size_t lo = t * per < words ? t * per : words;
+	size_t hi = lo + per < words ? lo + per : words;
+	g1_xyzz acc;
+	g1_xyzz_set_inf(&acc);
+	for (size_t w = lo; w < hi; w++) {
+		uint32_t v = one_bits[w];
+		while (v) {
+			unsigned b = popcount64((uint64_t)((v & (0u - v)) - 1));
+			v &= v - 1;
+			g1_affine q = bases[w * 32 + b];
+			g1_xyzz_add_affine(&acc, &acc, &q);
+		}
+	}
+	partial[t] = acc;
+}
+
+/* Thread w < k: the sum of window w, segment 0 of its row; window 0 (weight
+ * 2^0) also takes the sum of the ones. */
+ZKP_HD void msm_gather(g1_xyzz *out, const g1_xyzz *segs, const g1_xyzz *ones, unsigned nseg,
+		       unsigned w)
+{
+	g1_xyzz s = segs[(size_t)w * nseg];
+	if (w == 0) {
+		g1_xyzz o = ones[0];
+		g1_xyzz_add(&s, &s, &o);
+	}
+	out[w] = s;
 }
 
 #endif

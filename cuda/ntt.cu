@@ -1,12 +1,23 @@
 /*
- * Radix-2 NTT over Fr on the device: one launch per stage, one thread per
- * butterfly, the butterflies and twiddle convention of cuda/ntt.cuh (those
- * of src/ntt/ntt.c), so results equal the CPU backend's bit for bit.
+ * NTT over Fr on the device: the radix-2 stages run in groups of up to
+ * NTT_MAX_GROUP consecutive stages in shared memory (cuda/ntt.cuh: a block
+ * loads a tile of up to 1024 elements, 32 KiB, runs the group's stages on
+ * it with a barrier between stages, and stores it back). The butterflies
+ * and twiddle convention are those of src/ntt/ntt.c, so results equal the
+ * CPU backend's bit for bit.
  *
- * Cost: log_n passes over the array, each reading and writing 32 n bytes,
- * plus one pass per scaling or permutation. Every pass is memory-bound at
- * large n; fusing stages in shared memory (radix-2^k) would cut the passes
- * to about log_n / k.
+ * Plan (ntt_plan): the group holding the stage of half size 1 (the last for
+ * DIF, the first for DIT) takes up to 10 stages, a contiguous tile; the
+ * other groups take up to 8, so that a tile moves runs of at least 4
+ * consecutive elements (128 bytes) per global access. 2^20 takes 3 passes
+ * (10 + 5 + 5 stages), 2^26 three (10 + 8 + 8), 2^27 four, against log_n
+ * passes for one launch per stage.
+ *
+ * Cost: (n/2) log_n butterflies (one Fr multiplication each) in about
+ * 1 + (log_n - 10) / 8 passes of 64 n bytes, plus one pass per coset or
+ * inverse scaling and per permutation. Not yet measured on a GPU: bandwidth
+ * per pass, shared-memory bank conflicts of the strided stages, and the
+ * best NTT_GROUP_THREADS are to be read from Nsight Compute.
  */
 #include "kernels.cuh"
 #include "ntt.cuh"
@@ -18,30 +29,16 @@ static unsigned blocks_for(size_t n)
 	return (unsigned)((n + NTT_BLOCK - 1) / NTT_BLOCK);
 }
 
-static __global__ void k_dif_stage(dfr *x, const dfr *tw, size_t n, size_t m, bool inverse)
+static __global__ void k_group(dfr *x, const dfr *tw, ntt_group gr, bool inverse)
 {
-	size_t q = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-	if (q >= n / 2)
-		return;
-	size_t i, idx;
-	ntt_pair(&i, &idx, q, n, m);
-	dfr a = x[i], b = x[i + m];
-	ntt_bfly_dif(&a, &b, tw, n, idx, inverse);
-	x[i] = a;
-	x[i + m] = b;
-}
-
-static __global__ void k_dit_stage(dfr *x, const dfr *tw, size_t n, size_t m, bool inverse)
-{
-	size_t q = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-	if (q >= n / 2)
-		return;
-	size_t i, idx;
-	ntt_pair(&i, &idx, q, n, m);
-	dfr a = x[i], b = x[i + m];
-	ntt_bfly_dit(&a, &b, tw, n, idx, inverse);
-	x[i] = a;
-	x[i + m] = b;
+	__shared__ dfr sh[1 << NTT_TILE_LOG];
+	ntt_group_load(sh, x, &gr, blockIdx.x, threadIdx.x);
+	__syncthreads();
+	for (unsigned s = 0; s < gr.g; s++) {
+		ntt_group_stage(sh, tw, &gr, blockIdx.x, threadIdx.x, s, inverse);
+		__syncthreads();
+	}
+	ntt_group_store(x, sh, &gr, blockIdx.x, threadIdx.x);
 }
 
 static __global__ void k_permute(dfr *x, size_t n, unsigned log_n)
@@ -81,27 +78,29 @@ static __global__ void k_scale_uniform(dfr *x, dfr f, size_t n)
 	x[i] = v;
 }
 
-static __global__ void k_h_pointwise(dfr *a, const dfr *b, const dfr *c, dfr zinv, size_t n)
+static __global__ void k_h_pointwise(dfr *a, const dfr *b, const dfr *c, dfr scale, bool scaled,
+				     size_t n)
 {
 	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
 		return;
-	dfr va = a[i], vb = b[i], vc = c[i];
-	ntt_h_point(&va, &va, &vb, &vc, &zinv);
+	dfr va = a[i], vb = b[i], vc = c[i], s = scale;
+	if (scaled)
+		ntt_h_point(&va, &va, &vb, &vc, &s);
+	else
+		ntt_h_point(&va, &va, &vb, &vc, NULL);
 	a[i] = va;
 }
 
 static void transform(dfr *x, const ntt_dev_domain *d, bool dif, bool inverse,
 		      cudaStream_t stream)
 {
-	unsigned grid = blocks_for(d->n / 2);
-	if (dif) {
-		for (size_t m = d->n / 2; m >= 1; m /= 2)
-			k_dif_stage<<<grid, NTT_BLOCK, 0, stream>>>(x, d->tw, d->n, m, inverse);
-	} else {
-		for (size_t m = 1; m < d->n; m *= 2)
-			k_dit_stage<<<grid, NTT_BLOCK, 0, stream>>>(x, d->tw, d->n, m, inverse);
-	}
+	ntt_group groups[32];
+	unsigned count = ntt_plan(groups, d->log_n, dif, NTT_MAX_GROUP, NTT_TILE_LOG,
+				  NTT_RUN_LOG, NTT_GROUP_THREADS);
+	for (unsigned i = 0; i < count; i++)
+		k_group<<<(unsigned)ntt_group_blocks(&groups[i]), groups[i].threads, 0, stream>>>(
+			x, d->tw, groups[i], inverse);
 }
 
 cudaError_t ntt_run(dfr *x, const ntt_dev_domain *d, bool inverse, bool coset,
@@ -133,11 +132,16 @@ cudaError_t ntt_run(dfr *x, const ntt_dev_domain *d, bool inverse, bool coset,
 	return cudaGetLastError();
 }
 
-cudaError_t ntt_h_pointwise(dfr *a, const dfr *b, const dfr *c, const dfr *zinv, size_t n,
+cudaError_t ntt_h_pointwise(dfr *a, const dfr *b, const dfr *c, const dfr *scale, size_t n,
 			    cudaStream_t stream)
 {
 	if (n == 0)
 		return cudaSuccess;
-	k_h_pointwise<<<blocks_for(n), NTT_BLOCK, 0, stream>>>(a, b, c, *zinv, n);
+	dfr s;
+	if (scale)
+		s = *scale;
+	else
+		fe_set_one(&s);
+	k_h_pointwise<<<blocks_for(n), NTT_BLOCK, 0, stream>>>(a, b, c, s, scale != NULL, n);
 	return cudaGetLastError();
 }

@@ -1,9 +1,12 @@
 /*
- * Per-element pieces of the NTT kernels (cuda/ntt.cu), __host__ __device__
- * so the host unit test runs them through whole transforms and compares
- * with the C ntt layer. The butterflies are those of src/ntt/ntt.c: one
- * table tw[j] = omega^j (j < n/2) serves both directions through
- * omega^-i = -omega^(n/2 - i), the sign absorbed into the butterfly.
+ * Per-thread pieces of the NTT kernels (cuda/ntt.cu), __host__ __device__
+ * so the host unit test runs them through whole transforms (an emulated
+ * grid: blocks, phases between barriers, threads) and compares with the C
+ * ntt layer. The butterflies are those of src/ntt/ntt.c: one table
+ * tw[j] = omega^j (j < n/2) serves both directions through
+ * omega^-i = -omega^(n/2 - i), the sign absorbed into the butterfly. The
+ * grouped stages below apply exactly the radix-2 butterflies of the stages
+ * they cover, so the results are bit-identical with src/ntt.
  */
 #ifndef ZKPD_CUDA_NTT_CUH
 #define ZKPD_CUDA_NTT_CUH
@@ -80,13 +83,172 @@ ZKP_HD void ntt_coset_factor(dfr *ret, const dfr *lo, const dfr *hi, size_t k, u
 	fe_mul(ret, &lo[k & (((size_t)1 << split) - 1)], &hi[k >> split]);
 }
 
-/* The pointwise step of H on a coset: ret = (a b - c) zinv. */
-ZKP_HD void ntt_h_point(dfr *ret, const dfr *a, const dfr *b, const dfr *c, const dfr *zinv)
+/* The pointwise step of H on a coset: ret = (a b - c) scale, or a b - c
+ * when scale is NULL. */
+ZKP_HD void ntt_h_point(dfr *ret, const dfr *a, const dfr *b, const dfr *c, const dfr *scale)
 {
 	dfr t;
 	fe_mul(&t, a, b);
 	fe_sub(&t, &t, c);
-	fe_mul(ret, &t, zinv);
+	if (scale)
+		fe_mul(ret, &t, scale);
+	else
+		*ret = t;
+}
+
+/* ---- grouped stages (radix 2^g in shared memory) ----
+ *
+ * A group runs g consecutive radix-2 stages, half sizes m_low = 2^lo,
+ * 2^(lo+1), .., m_hi = 2^(lo+g-1) (from m_hi down for DIF, from m_low up
+ * for DIT). For an outer block ob (of 2 m_hi elements) and r < m_low the
+ * 2^g elements ob 2 m_hi + r + t m_low (t < 2^g) close under those stages:
+ * the stage of half size m = h m_low pairs t with t + h. Such a set is a
+ * "column"; columns are numbered gi = ob m_low + r.
+ *
+ * A block of the kernel holds a tile of 2^tile elements in shared memory:
+ * the G = 2^(tile - g) consecutive columns gi = block G + lg (lg < G). Its
+ * slots are in memory order, so loads and stores move runs of
+ * sub = min(G, m_low) consecutive elements (the whole tile is contiguous
+ * when G >= m_low):
+ *   slot(lg, t) = (lg / sub) 2^g sub + t sub + lg % sub.
+ * Each butterfly is ntt_bfly_dif / ntt_bfly_dit with the twiddle index of
+ * its global position (ntt_pair's j (n / 2m), j = r + (t mod h) m_low),
+ * so a grouped transform equals the radix-2 one bit for bit.
+ *
+ * Work of thread th (< threads) of block b, in phases with a barrier
+ * between them: ntt_group_load; ntt_group_stage for s = 0 .. g - 1;
+ * ntt_group_store. Each phase strides over the tile's slots (load, store)
+ * or its 2^(tile-1) butterflies (stage) by `threads`. */
+
+struct ntt_group {
+	size_t n;          /* transform size 2^log_n */
+	unsigned log_n;
+	unsigned lo;       /* log2 m_low */
+	unsigned g;        /* stages, 1 <= g <= tile */
+	unsigned tile;     /* log2 elements per block, tile <= log_n */
+	unsigned threads;  /* per block, <= 2^(tile - 1) */
+	bool dif;
+};
+
+/* The device's plan (ntt_plan's arguments in cuda/ntt.cu): tiles of up to
+ * 1024 Fr elements (32 KiB of shared memory), groups of up to 10 stages,
+ * runs of at least 4 elements (128 bytes) when m_low > 1, 256 threads per
+ * block. */
+#define NTT_TILE_LOG 10
+#define NTT_MAX_GROUP 10
+#define NTT_RUN_LOG 2
+#define NTT_GROUP_THREADS 256
+
+ZKP_HD unsigned ntt_min_u(unsigned a, unsigned b)
+{
+	return a < b ? a : b;
+}
+
+/* Global position of column lg's element t in block b. */
+ZKP_HD size_t ntt_group_pos(const ntt_group *gr, size_t b, size_t lg, size_t t)
+{
+	size_t gi = (b << (gr->tile - gr->g)) + lg;
+	size_t r = gi & (((size_t)1 << gr->lo) - 1), ob = gi >> gr->lo;
+	return (ob << (gr->lo + gr->g)) + r + (t << gr->lo);
+}
+
+ZKP_HD size_t ntt_group_slot(const ntt_group *gr, size_t lg, size_t t)
+{
+	unsigned sl = ntt_min_u(gr->tile - gr->g, gr->lo);
+	size_t sub = (size_t)1 << sl;
+	return ((lg >> sl) << (gr->g + sl)) + (t << sl) + (lg & (sub - 1));
+}
+
+/* The column lg and element t of slot e. */
+ZKP_HD void ntt_group_unslot(const ntt_group *gr, size_t e, size_t *lg, size_t *t)
+{
+	unsigned sl = ntt_min_u(gr->tile - gr->g, gr->lo);
+	size_t sub = (size_t)1 << sl, rem = e & (((size_t)1 << (gr->g + sl)) - 1);
+	*t = rem >> sl;
+	*lg = ((e >> (gr->g + sl)) << sl) + (rem & (sub - 1));
+}
+
+ZKP_HD void ntt_group_load(dfr *sh, const dfr *x, const ntt_group *gr, size_t b, unsigned th)
+{
+	size_t tile = (size_t)1 << gr->tile;
+	for (size_t e = th; e < tile; e += gr->threads) {
+		size_t lg, t;
+		ntt_group_unslot(gr, e, &lg, &t);
+		sh[e] = x[ntt_group_pos(gr, b, lg, t)];
+	}
+}
+
+ZKP_HD void ntt_group_store(dfr *x, const dfr *sh, const ntt_group *gr, size_t b, unsigned th)
+{
+	size_t tile = (size_t)1 << gr->tile;
+	for (size_t e = th; e < tile; e += gr->threads) {
+		size_t lg, t;
+		ntt_group_unslot(gr, e, &lg, &t);
+		x[ntt_group_pos(gr, b, lg, t)] = sh[e];
+	}
+}
+
+/* Stage s (0-based, in execution order) of the group. */
+ZKP_HD void ntt_group_stage(dfr *sh, const dfr *tw, const ntt_group *gr, size_t b, unsigned th,
+			    unsigned s, bool inverse)
+{
+	unsigned glog = gr->tile - gr->g;
+	unsigned hlog = gr->dif ? gr->g - 1 - s : s;
+	size_t h = (size_t)1 << hlog, half = (size_t)1 << (gr->tile - 1);
+	size_t stride = gr->n >> (gr->lo + hlog + 1); /* n / 2m */
+	size_t rmask = ((size_t)1 << gr->lo) - 1;
+	for (size_t u = th; u < half; u += gr->threads) {
+		size_t lg = u & (((size_t)1 << glog) - 1), q = u >> glog;
+		size_t j = q & (h - 1), t = ((q - j) << 1) + j;
+		size_t r = ((b << glog) + lg) & rmask;
+		size_t idx = (r + (j << gr->lo)) * stride;
+		dfr *a = &sh[ntt_group_slot(gr, lg, t)], *c = &sh[ntt_group_slot(gr, lg, t + h)];
+		if (gr->dif)
+			ntt_bfly_dif(a, c, tw, gr->n, idx, inverse);
+		else
+			ntt_bfly_dit(a, c, tw, gr->n, idx, inverse);
+	}
+}
+
+/* Blocks of one group's launch. */
+ZKP_HD size_t ntt_group_blocks(const ntt_group *gr)
+{
+	return gr->n >> gr->tile;
+}
+
+/*
+ * The groups of a whole DIF (dif) or DIT transform of 2^log_n elements in
+ * execution order; returns their count (at most log_n). max_g (1..10)
+ * bounds a group's stages, tile_log (>= max_g) the tile, max_threads the
+ * threads per block. The group holding the stage m = 1 takes min(log_n,
+ * max_g) stages; the others, where m_low > 1, keep G >= 2^run_log columns
+ * per tile so global accesses move runs of at least 2^run_log elements,
+ * and share their stages evenly.
+ */
+ZKP_HD unsigned ntt_plan(ntt_group *ret, unsigned log_n, bool dif, unsigned max_g,
+			 unsigned tile_log, unsigned run_log, unsigned max_threads)
+{
+	unsigned tile = ntt_min_u(log_n, tile_log);
+	unsigned g0 = ntt_min_u(log_n, ntt_min_u(max_g, tile));
+	unsigned cap = ntt_min_u(max_g, tile > run_log ? tile - run_log : 1);
+	if (cap < 1)
+		cap = 1;
+	unsigned rest = log_n - g0, count = 1 + (rest + cap - 1) / cap;
+	unsigned lo = 0;
+	for (unsigned i = 0; i < count; i++) {
+		unsigned g = i == 0 ? g0 : rest / (count - 1) + (i - 1 < rest % (count - 1));
+		ntt_group *gr = &ret[dif ? count - 1 - i : i];
+		gr->n = (size_t)1 << log_n;
+		gr->log_n = log_n;
+		gr->lo = lo;
+		gr->g = g;
+		gr->tile = tile;
+		size_t half = (size_t)1 << (tile - 1);
+		gr->threads = half < max_threads ? (unsigned)half : max_threads;
+		gr->dif = dif;
+		lo += g;
+	}
+	return count;
 }
 
 #endif

@@ -2,6 +2,10 @@
  * The CUDA backend: the backend ops table over device memory, one stream
  * per backend. This file is the only place CUDA errors become zkpd errors
  * (CUDA_TRY below); the launchers of ntt.cu and msm.cu return cudaError_t.
+ *
+ * Views (zkp_dbuf_view: owned false, ptr inside a device buffer) are read
+ * like any buffer (download, MSM scalars and bases, h_pointwise's b and c);
+ * every write target (upload, ntt, h_pointwise's a) must be owned.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -314,12 +318,15 @@ static int msm_sizes_ok(const zkp_dbuf *bases, size_t base_size, const zkp_dbuf 
 	return bases->bytes / base_size < need ? ZKP_ERR_INVAL : 0;
 }
 
-static void *host_alloc(size_t bytes)
+static void *heap_alloc(size_t bytes)
 {
 	size_t rounded = (bytes + 63) & ~(size_t)63;
 	return aligned_alloc(64, rounded ? rounded : 64);
 }
 
+/* A density bitmap is applied on the device (msm_compact): the selected
+ * scalars are gathered into a temporary buffer of m entries, then the
+ * plain MSM runs over it. */
 static int cuda_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
 		       const zkp_dbuf *scalars, const uint64_t *density, size_t n,
 		       const zkp_msm_opts *opts)
@@ -334,33 +341,23 @@ static int cuda_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
 	if ((err = set_device(cb)))
 		return err;
 
-	zkp_fr *host = NULL;
 	void *compact = NULL, *ws = NULL;
-	size_t m = n, ws_bytes = 0;
+	size_t m = n, ws_bytes = 0, compact_bytes = 0;
 	const dfr *sc = (const dfr *)scalars->ptr;
 	g1_xyzz win[64];
 	unsigned c = 0;
 
 	if (density) {
 		m = popcount_prefix(density, n);
-		host = (zkp_fr *)host_alloc(n * sizeof(zkp_fr));
-		if (!host) {
-			err = ZKP_ERR_NOMEM;
+		if (m == 0)
 			goto out;
-		}
-		if ((err = cuda_download(be, host, scalars, 0, n * sizeof(zkp_fr))))
+		/* the compacted scalars, then the compaction's workspace */
+		size_t head = (m * sizeof(zkp_fr) + 255) & ~(size_t)255;
+		compact_bytes = head + msm_compact_ws_size(n);
+		if ((err = dev_alloc(cb, &compact, compact_bytes)))
 			goto out;
-		size_t j = 0;
-		for (size_t i = 0; i < n; i++)
-			if ((density[i / 64] >> (i % 64)) & 1)
-				host[j++] = host[i];
-		if ((err = dev_alloc(cb, &compact, m * sizeof(zkp_fr))))
-			goto out;
-		if (m) {
-			CUDA_TRY(cb, cudaMemcpyAsync(compact, host, m * sizeof(zkp_fr),
-						     cudaMemcpyHostToDevice, cb->stream));
-			CUDA_TRY(cb, cudaStreamSynchronize(cb->stream));
-		}
+		CUDA_TRY(cb, msm_compact((dfr *)compact, sc, density, n, (char *)compact + head,
+					 cb->stream));
 		sc = (const dfr *)compact;
 	}
 	if (m == 0)
@@ -373,7 +370,8 @@ static int cuda_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
 		goto out;
 	CUDA_TRY(cb, msm_g1_run(win, (const g1_affine *)bases->ptr, sc, m, c, ws, cb->stream));
 
-	/* Horner over the windows: ret = sum_w 2^(wc) W_w. */
+	/* Horner over the windows: ret = sum_w 2^(wc) W_w (the ones are in
+	 * W_0). */
 	for (unsigned w = msm_windows(c); w-- > 0;) {
 		for (unsigned i = 0; i < c; i++)
 			zkp_g1_dbl(ret, ret);
@@ -383,8 +381,7 @@ static int cuda_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
 	}
 out:
 	dev_free(cb, ws, ws_bytes);
-	dev_free(cb, compact, m * sizeof(zkp_fr));
-	free(host);
+	dev_free(cb, compact, compact_bytes);
 	if (err)
 		zkp_g1_set_infinity(ret);
 	return err;
@@ -401,9 +398,9 @@ static int cuda_msm_g2(zkp_backend *be, zkp_g2 *ret, const zkp_dbuf *bases,
 		return err;
 	size_t nb = density ? popcount_prefix(density, n) : n;
 	size_t scratch_size = zkp_msm_g2_scratch_size(n, zkp_pool_threads(cb->host_pool), opts);
-	zkp_g2_affine *hb = (zkp_g2_affine *)host_alloc(nb * sizeof(zkp_g2_affine));
-	zkp_fr *hs = (zkp_fr *)host_alloc(n * sizeof(zkp_fr));
-	void *scratch = host_alloc(scratch_size);
+	zkp_g2_affine *hb = (zkp_g2_affine *)heap_alloc(nb * sizeof(zkp_g2_affine));
+	zkp_fr *hs = (zkp_fr *)heap_alloc(n * sizeof(zkp_fr));
+	void *scratch = heap_alloc(scratch_size);
 	if (!hb || !hs || !scratch) {
 		err = ZKP_ERR_NOMEM;
 		goto out;
@@ -423,6 +420,27 @@ out:
 	return err;
 }
 
+/* b and c may be views; a is written and must be owned. */
+static int cuda_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, const zkp_dbuf *c,
+			    const zkp_fr *scale, size_t n)
+{
+	cuda_backend *cb = cuda_of(be);
+	size_t bytes = n * sizeof(zkp_fr);
+	if (n > SIZE_MAX / sizeof(zkp_fr) || !a->owned || a->bytes < bytes || b->bytes < bytes ||
+	    c->bytes < bytes)
+		return ZKP_ERR_INVAL;
+	int err = set_device(cb);
+	if (err)
+		return err;
+	dfr s;
+	if (scale)
+		memcpy(&s, scale, sizeof(s));
+	CUDA_TRY(cb, ntt_h_pointwise((dfr *)a->ptr, (const dfr *)b->ptr, (const dfr *)c->ptr,
+				     scale ? &s : NULL, n, cb->stream));
+out:
+	return err;
+}
+
 static int cuda_sync(zkp_backend *be)
 {
 	cuda_backend *cb = cuda_of(be);
@@ -434,6 +452,38 @@ out:
 	return err;
 }
 
+/* Page-locked host memory, 0 bytes taking one so that success is never
+ * NULL; counted as what was asked for. */
+static int cuda_host_alloc(zkp_backend *be, void **ret, size_t bytes)
+{
+	cuda_backend *cb = cuda_of(be);
+	*ret = NULL;
+	int err = set_device(cb);
+	if (err)
+		return err;
+	CUDA_TRY(cb, cudaHostAlloc(ret, bytes ? bytes : 1, cudaHostAllocDefault));
+	zkp_mem_add(ZKP_MEM_PINNED, bytes);
+out:
+	if (err)
+		*ret = NULL;
+	return err;
+}
+
+/* cudaFreeHost waits for work still using the memory. */
+static void cuda_host_free(zkp_backend *be, void *p, size_t bytes)
+{
+	cuda_backend *cb = cuda_of(be);
+	if (!p)
+		return;
+	if (set_device(cb) == 0) {
+		cudaError_t e = cudaFreeHost(p);
+		if (e != cudaSuccess)
+			cuda_fail(cb, e, "cudaFreeHost(p)", __LINE__);
+	}
+	zkp_mem_sub(ZKP_MEM_PINNED, bytes);
+}
+
+/* In the order of zkp_backend_ops. */
 static const zkp_backend_ops cuda_ops = {
 	"cuda",
 	cuda_destroy,
@@ -445,7 +495,10 @@ static const zkp_backend_ops cuda_ops = {
 	cuda_ntt,
 	cuda_msm_g1,
 	cuda_msm_g2,
+	cuda_h_pointwise,
 	cuda_sync,
+	cuda_host_alloc,
+	cuda_host_free,
 };
 
 /* ---- public entry points ---- */
@@ -503,6 +556,23 @@ extern "C" void zkp_backend_cuda_set_host_pool(zkp_backend *be, zkp_pool *pool)
 		cuda_of(be)->host_pool = pool;
 }
 
+extern "C" int zkp_backend_cuda_mem_info(zkp_backend *be, uint64_t *total, uint64_t *used)
+{
+	*total = *used = 0;
+	if (!be || be->ops != &cuda_ops)
+		return ZKP_ERR_INVAL;
+	cuda_backend *cb = cuda_of(be);
+	size_t free_b = 0, total_b = 0;
+	int err = set_device(cb);
+	if (err)
+		return err;
+	CUDA_TRY(cb, cudaMemGetInfo(&free_b, &total_b));
+	*total = total_b;
+	*used = total_b - free_b;
+out:
+	return err;
+}
+
 extern "C" void zkp_backend_cuda_last_error(zkp_backend *be, zkp_error *ret)
 {
 	memset(ret, 0, sizeof(*ret));
@@ -512,24 +582,4 @@ extern "C" void zkp_backend_cuda_last_error(zkp_backend *be, zkp_error *ret)
 	pthread_mutex_lock(&cb->lock);
 	*ret = cb->last;
 	pthread_mutex_unlock(&cb->lock);
-}
-
-extern "C" int zkp_backend_cuda_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b,
-					    const zkp_dbuf *c, const zkp_fr *zinv, size_t n)
-{
-	if (!be || be->ops != &cuda_ops)
-		return ZKP_ERR_INVAL;
-	size_t bytes = n * sizeof(zkp_fr);
-	if (!a->owned || a->bytes < bytes || b->bytes < bytes || c->bytes < bytes)
-		return ZKP_ERR_INVAL;
-	cuda_backend *cb = cuda_of(be);
-	int err = set_device(cb);
-	if (err)
-		return err;
-	dfr z;
-	memcpy(&z, zinv, sizeof(z));
-	CUDA_TRY(cb, ntt_h_pointwise((dfr *)a->ptr, (const dfr *)b->ptr, (const dfr *)c->ptr, &z, n,
-				     cb->stream));
-out:
-	return err;
 }

@@ -12,15 +12,27 @@
  *  - host_visible is false: buffers are device memory (cudaMalloc), counted
  *    in the memory tracker under ZKP_MEM_DEVICE while they live.
  *    import_host copies the host data once and keeps no reference to it.
- *  - upload and download return when the copy has completed; ntt returns
- *    when the work is queued (sync waits); msm_g1 and msm_g2 return with the
- *    result. Buffers handed to a queued ntt must stay alive until sync.
+ *  - upload and download return when the copy has completed; ntt and
+ *    h_pointwise return when the work is queued (sync waits); msm_g1 and
+ *    msm_g2 return with the result. Buffers handed to queued work must stay
+ *    alive until sync.
+ *  - Views (zkp_dbuf_view) are accepted wherever a buffer is only read:
+ *    download, MSM bases and scalars, h_pointwise's b and c. upload, ntt
+ *    and h_pointwise's a refuse them (ZKP_ERR_INVAL).
+ *  - host_alloc returns page-locked memory (cudaHostAlloc, made on the
+ *    backend's device) counted under ZKP_MEM_PINNED; host_free releases it
+ *    with cudaFreeHost, which waits for device work still using it.
  *  - msm_g1 runs on the device (Pippenger, cuda/msm.cu); its opts select
  *    only the window (0 or a forced c, clamped to 4..20); the accumulation
- *    form and the 0/1 split are CPU options and are ignored. A density
- *    bitmap is applied by compacting the scalars on the host (they are
- *    downloaded, compacted and uploaded again), so n scalars cost 64 n bytes
- *    of copies.
+ *    form is a CPU option and is ignored, and the 0/1 split is always on:
+ *    scalars 0 are skipped, the bases of scalars 1 are summed by a batch
+ *    addition kernel, and only the rest go through the buckets. A density
+ *    bitmap (host memory) is applied on the device: its ceil(n / 64) words
+ *    are uploaded (8 bytes per 64 scalars), counted, scanned, and the
+ *    selected scalars gathered into a temporary device buffer of 32 bytes
+ *    per set bit; the scalars never cross the bus.
+ *  - ntt runs the radix-2 stages in groups of up to 10 in shared memory
+ *    (cuda/ntt.cu); results equal the CPU backend's bit for bit.
  *  - msm_g2 runs on the CPU (the B_G2 MSM stays on the host): bases and
  *    scalars are downloaded and the CPU Pippenger runs on the host pool
  *    (zkp_backend_cuda_set_host_pool; NULL: the calling thread).
@@ -29,11 +41,18 @@
  *    zkp_backend_cuda_last_error. A device fault can leave the device
  *    unusable; later calls on that backend then fail the same way and the
  *    process stays up.
+ *
+ * Status: the device code compiles for sm_90, and every kernel body (the
+ * per-thread functions of the cuda/ headers) runs on the CPU in test_cuda_math
+ * against the C layers. The kernels, their launch configurations and this
+ * shim have not yet run on a GPU: tests/gpu/test_gpu_backend.c and
+ * bench/gpu-check.sh are the checks to run on one.
  */
 #ifndef ZKPD_BACKEND_CUDA_H
 #define ZKPD_BACKEND_CUDA_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "zkpd/backend.h"
 #include "zkpd/error.h"
@@ -59,11 +78,9 @@ void zkp_backend_cuda_set_host_pool(zkp_backend *be, zkp_pool *pool);
  * message if none). */
 void zkp_backend_cuda_last_error(zkp_backend *be, zkp_error *ret);
 
-/* The pointwise step of H on a coset: a[i] = (a[i] b[i] - c[i]) zinv for
- * i < n, on the device (queued like ntt). a, b and c hold at least n Fr
- * elements. Errors: ZKP_ERR_INVAL (short buffers or not a CUDA backend),
- * ZKP_ERR_DEVICE. */
-int zkp_backend_cuda_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b,
-				 const zkp_dbuf *c, const zkp_fr *zinv, size_t n);
+/* The backend's device memory: *total bytes, and *used = total - free
+ * (cudaMemGetInfo: every process's allocations, not only this backend's).
+ * Errors: ZKP_ERR_INVAL (not a CUDA backend), ZKP_ERR_DEVICE. */
+int zkp_backend_cuda_mem_info(zkp_backend *be, uint64_t *total, uint64_t *used);
 
 #endif

@@ -1,9 +1,13 @@
 /*
- * The CUDA backend against the CPU backend on the same random inputs: NTT
- * with every option, the pointwise H step, G1 MSM (sizes 1, 2^10, 2^16,
- * 0/1-heavy and all-zero scalars, density bitmaps, forced windows) and the
- * host-delegated G2 MSM, plus buffer range checks. Exits 77 when no CUDA
- * device is present.
+ * The CUDA backend against the CPU backend on the same random inputs: the
+ * grouped NTT with every option (2^1, 2^2, 2^5, 2^11 and every size from
+ * 2^12 to 2^20), the pointwise H step with and without its scale (b and c
+ * also as views), G1 MSM (sizes 0 to 2^16, random, 0/1-heavy, witness-like
+ * and all-zero scalars, density bitmaps, forced windows, scalars passed as
+ * a view into a larger buffer) and the host-delegated G2 MSM; plus buffer
+ * range checks, views refused as write targets, and pinned host memory
+ * (host_alloc / host_free and its ZKP_MEM_PINNED count). Exits 77 when no
+ * CUDA device is present.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +17,7 @@
 #include "zkpd/backend.h"
 #include "zkpd/backend_cuda.h"
 #include "zkpd/error.h"
+#include "zkpd/mem.h"
 
 static zkp_backend *cpu, *gpu;
 static zkp_pool *pool;
@@ -49,7 +54,7 @@ static zkp_dbuf to_gpu(const void *p, size_t bytes)
 
 static void test_ntt(void)
 {
-	const unsigned logs[] = { 1, 2, 5, 11, 16, 20 };
+	const unsigned logs[] = { 1, 2, 5, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 };
 	for (unsigned li = 0; li < sizeof(logs) / sizeof(logs[0]); li++) {
 		unsigned lg = logs[li];
 		zkp_ntt_domain d;
@@ -87,38 +92,87 @@ static void test_ntt(void)
 	}
 }
 
+/* h_pointwise on both backends, with and without a scale; b and c are
+ * views into larger buffers on the device. */
 static void test_h(void)
 {
-	size_t n = 4096, bytes = n * sizeof(zkp_fr);
-	zkp_fr *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes), *got = malloc(bytes);
+	size_t n = 4099, bytes = n * sizeof(zkp_fr), pad = 5 * sizeof(zkp_fr);
+	zkp_fr *a = malloc(bytes), *b = malloc(bytes + pad), *c = malloc(bytes + pad);
+	zkp_fr *got = malloc(bytes), *want = malloc(bytes);
 	zkp_fr z;
 	rand_fr(&z);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		rand_fr(&a[i]);
+	for (size_t i = 0; i < n + 5; i++) {
 		rand_fr(&b[i]);
 		rand_fr(&c[i]);
 	}
-	zkp_dbuf da = to_gpu(a, bytes), db = to_gpu(b, bytes), dc = to_gpu(c, bytes);
-	check(zkp_backend_cuda_h_pointwise(gpu, &da, &db, &dc, &z, n) == 0, "h pointwise", n);
-	check(zkp_backend_download(gpu, got, &da, 0, bytes) == 0, "download", bytes);
-	size_t bad = 0;
-	for (size_t i = 0; i < n; i++) {
-		zkp_fr r;
-		zkp_fr_mul(&r, &a[i], &b[i]);
-		zkp_fr_sub(&r, &r, &c[i]);
-		zkp_fr_mul(&r, &r, &z);
-		bad += !zkp_fr_eq(&r, &got[i]);
+	for (int scaled = 0; scaled < 2; scaled++) {
+		const zkp_fr *scale = scaled ? &z : NULL;
+		zkp_dbuf da = to_gpu(a, bytes), db = to_gpu(b, bytes + pad);
+		zkp_dbuf dc = to_gpu(c, bytes + pad), vb, vc;
+		check(zkp_dbuf_view(&vb, &db, pad, bytes) == 0 &&
+			      zkp_dbuf_view(&vc, &dc, pad, bytes) == 0,
+		      "views", 0);
+		check(zkp_backend_h_pointwise(gpu, &da, &vb, &vc, scale, n) == 0, "h pointwise", n);
+		check(zkp_backend_sync(gpu) == 0, "sync", 0);
+		check(zkp_backend_download(gpu, got, &da, 0, bytes) == 0, "download", bytes);
+		zkp_dbuf ca, cb, cc;
+		zkp_backend_alloc(cpu, &ca, bytes);
+		zkp_backend_upload(cpu, &ca, 0, a, bytes);
+		zkp_backend_import_host(cpu, &cb, b + 5, bytes);
+		zkp_backend_import_host(cpu, &cc, c + 5, bytes);
+		check(zkp_backend_h_pointwise(cpu, &ca, &cb, &cc, scale, n) == 0, "cpu h", n);
+		memcpy(want, ca.ptr, bytes);
+		check(memcmp(want, got, bytes) == 0,
+		      scaled ? "h equals cpu" : "h unscaled equals cpu", n);
+		/* a is written: a view is refused, and so are short buffers */
+		zkp_dbuf va;
+		zkp_dbuf_view(&va, &da, 0, bytes);
+		check(zkp_backend_h_pointwise(gpu, &va, &vb, &vc, scale, n) == ZKP_ERR_INVAL,
+		      "h into a view refused", 0);
+		check(zkp_backend_h_pointwise(gpu, &da, &vb, &vc, scale, n + 1) == ZKP_ERR_INVAL,
+		      "h short buffers refused", 0);
+		zkp_backend_release(gpu, &da);
+		zkp_backend_release(gpu, &db);
+		zkp_backend_release(gpu, &dc);
+		zkp_backend_release(cpu, &ca);
+		zkp_backend_release(cpu, &cb);
+		zkp_backend_release(cpu, &cc);
 	}
-	check(bad == 0, "h equals cpu", bad);
-	check(zkp_backend_cuda_h_pointwise(cpu, &da, &db, &dc, &z, n) == ZKP_ERR_INVAL,
-	      "h on the cpu backend refused", 0);
-	zkp_backend_release(gpu, &da);
-	zkp_backend_release(gpu, &db);
-	zkp_backend_release(gpu, &dc);
 	free(a);
 	free(b);
 	free(c);
 	free(got);
+	free(want);
+}
+
+/* Pinned staging memory: counted while it lives, usable as the source and
+ * destination of copies. */
+static void test_host_mem(void)
+{
+	size_t bytes = (size_t)3 << 20;
+	uint64_t before = zkp_mem_counter(ZKP_MEM_PINNED);
+	void *p = NULL, *q = NULL;
+	check(zkp_backend_host_alloc(gpu, &p, bytes) == 0 && p, "host_alloc", bytes);
+	check(zkp_backend_host_alloc(gpu, &q, bytes) == 0 && q, "host_alloc", bytes);
+	check(zkp_mem_counter(ZKP_MEM_PINNED) == before + 2 * bytes, "pinned counted", bytes);
+	if (p && q) {
+		tu_rand_bytes(p, bytes);
+		zkp_dbuf d;
+		check(zkp_backend_alloc(gpu, &d, bytes) == 0, "alloc", bytes);
+		check(zkp_backend_upload(gpu, &d, 0, p, bytes) == 0, "upload pinned", bytes);
+		check(zkp_backend_download(gpu, q, &d, 0, bytes) == 0, "download pinned", bytes);
+		check(memcmp(p, q, bytes) == 0, "pinned round trip", bytes);
+		zkp_backend_release(gpu, &d);
+	}
+	zkp_backend_host_free(gpu, p, bytes);
+	zkp_backend_host_free(gpu, q, bytes);
+	zkp_backend_host_free(gpu, NULL, 0);
+	check(zkp_mem_counter(ZKP_MEM_PINNED) == before, "pinned uncounted", bytes);
+	void *z = NULL;
+	check(zkp_backend_host_alloc(gpu, &z, 0) == 0 && z, "host_alloc 0", 0);
+	zkp_backend_host_free(gpu, z, 0);
 }
 
 #define NPTS ((size_t)1 << 16)
@@ -148,23 +202,28 @@ static zkp_g1_affine *points(size_t n)
 	return p;
 }
 
-enum kind { RANDOM, ZERO_ONE, ZEROS };
+/* ZERO_ONE: 60 % zeros, 35 % ones; WITNESS: 70 % zeros, 25 % ones (the
+ * rest uniform). */
+enum kind { RANDOM, ZERO_ONE, WITNESS, ZEROS };
 
 static void fill_scalars(zkp_fr *s, size_t n, enum kind k)
 {
 	for (size_t i = 0; i < n; i++) {
 		uint64_t r = tu_rand64() % 100;
-		if (k == ZEROS || (k == ZERO_ONE && r < 60))
+		unsigned zeros = k == ZERO_ONE ? 60 : k == WITNESS ? 70 : 0;
+		if (k == ZEROS || r < zeros)
 			zkp_fr_set_zero(&s[i]);
-		else if (k == ZERO_ONE && r < 95)
+		else if ((k == ZERO_ONE || k == WITNESS) && r < 95)
 			zkp_fr_set_one(&s[i]);
 		else
 			rand_fr(&s[i]);
 	}
 }
 
-static void msm_case(const char *what, const zkp_g1_affine *pts, size_t n, enum kind k,
-		     int density_pct, unsigned window)
+/* With view_off > 0 the device scalars are a view at that many scalars
+ * into a larger buffer. */
+static void msm_case_at(const char *what, const zkp_g1_affine *pts, size_t n, enum kind k,
+			int density_pct, unsigned window, size_t view_off)
 {
 	zkp_fr *s = malloc((n + 1) * sizeof(*s));
 	fill_scalars(s, n, k);
@@ -183,10 +242,21 @@ static void msm_case(const char *what, const zkp_g1_affine *pts, size_t n, enum 
 	zkp_dbuf cb, cs;
 	zkp_backend_import_host(cpu, &cb, pts, nb * sizeof(*pts));
 	zkp_backend_import_host(cpu, &cs, s, n * sizeof(*s));
-	zkp_dbuf gb = to_gpu(pts, nb * sizeof(*pts)), gs = to_gpu(s, n * sizeof(*s));
+	zkp_dbuf gb = to_gpu(pts, nb * sizeof(*pts)), gs, view;
+	if (view_off) {
+		size_t head = view_off * sizeof(*s), bytes = n * sizeof(*s);
+		check(zkp_backend_alloc(gpu, &gs, head + bytes + sizeof(*s)) == 0, "alloc", n);
+		check(zkp_backend_upload(gpu, &gs, head, s, bytes) == 0, "upload", n);
+		check(zkp_dbuf_view(&view, &gs, head, bytes) == 0, "view", n);
+		check(zkp_backend_upload(gpu, &view, 0, s, bytes) == ZKP_ERR_INVAL,
+		      "upload into a view refused", n);
+	} else {
+		gs = to_gpu(s, n * sizeof(*s));
+		view = gs;
+	}
 	zkp_g1 want, got;
 	check(zkp_backend_msm_g1(cpu, &want, &cb, &cs, dens, n, NULL) == 0, "cpu msm", n);
-	int err = zkp_backend_msm_g1(gpu, &got, &gb, &gs, dens, n, &opts);
+	int err = zkp_backend_msm_g1(gpu, &got, &gb, &view, dens, n, &opts);
 	check(err == 0, what, n);
 	if (err) {
 		zkp_error e;
@@ -200,6 +270,12 @@ static void msm_case(const char *what, const zkp_g1_affine *pts, size_t n, enum 
 	zkp_backend_release(cpu, &cs);
 	free(dens);
 	free(s);
+}
+
+static void msm_case(const char *what, const zkp_g1_affine *pts, size_t n, enum kind k,
+		     int density_pct, unsigned window)
+{
+	msm_case_at(what, pts, n, k, density_pct, window, 0);
 }
 
 static void test_msm(void)
@@ -219,6 +295,14 @@ static void test_msm(void)
 	msm_case("msm density 0/1-heavy", pts, NPTS, ZERO_ONE, 80, 0);
 	msm_case("msm density empty", pts, 1000, RANDOM, 0, 0);
 	msm_case("msm density full", pts, 1000, RANDOM, 100, 0);
+	msm_case("msm 2^16 witness-like", pts, NPTS, WITNESS, -1, 0);
+	msm_case("msm 2^10 witness-like", pts, 1024, WITNESS, -1, 0);
+	msm_case("msm 2^16 witness-like window 8", pts, NPTS, WITNESS, -1, 8);
+	msm_case("msm density witness-like", pts, NPTS, WITNESS, 60, 0);
+	msm_case("msm density odd size", pts, NPTS - 37, WITNESS, 70, 0);
+	msm_case_at("msm scalars as a view", pts, 5000, RANDOM, -1, 0, 77);
+	msm_case_at("msm witness-like view", pts, NPTS - 100, WITNESS, -1, 0, 100);
+	msm_case_at("msm density view", pts, 3000, WITNESS, 50, 0, 3);
 	free(pts);
 }
 
@@ -260,7 +344,30 @@ static void test_buffers(void)
 	check(memcmp(in, out, 100) == 0, "round trip", 100);
 	check(zkp_backend_upload(gpu, &b, 50, in, 51) == ZKP_ERR_INVAL, "upload range", 51);
 	check(zkp_backend_download(gpu, out, &b, 101, 0) == ZKP_ERR_INVAL, "download range", 101);
+	/* a view reads but is never written */
+	zkp_dbuf v;
+	check(zkp_dbuf_view(&v, &b, 10, 50) == 0, "view", 50);
+	memset(out, 0, sizeof(out));
+	check(zkp_backend_download(gpu, out, &v, 0, 50) == 0 && memcmp(out, in + 10, 50) == 0,
+	      "download from a view", 50);
+	check(zkp_backend_upload(gpu, &v, 0, in, 10) == ZKP_ERR_INVAL, "upload into a view", 10);
+	check(zkp_backend_download(gpu, out, &v, 40, 11) == ZKP_ERR_INVAL, "view range", 11);
+	check(zkp_dbuf_view(&v, &b, 90, 11) == ZKP_ERR_INVAL, "view outside", 11);
+	zkp_backend_release(gpu, &v); /* a no-op */
 	zkp_backend_release(gpu, &b);
+	{
+		zkp_ntt_domain d;
+		void *mem = aligned_alloc(64, (zkp_ntt_domain_mem_size(4) + 63) & ~(size_t)63);
+		zkp_ntt_opts o = { false, false, ZKP_NTT_NATURAL, ZKP_NTT_BITREV };
+		zkp_dbuf x, vx;
+		zkp_ntt_domain_init(&d, 4, ZKP_NTT_ROOTS_BELLMAN, NULL, mem, NULL);
+		check(zkp_backend_alloc(gpu, &x, 32 * sizeof(zkp_fr)) == 0, "alloc", 0);
+		zkp_dbuf_view(&vx, &x, 0, 16 * sizeof(zkp_fr));
+		check(zkp_backend_ntt(gpu, &vx, &d, &o) == ZKP_ERR_INVAL, "ntt on a view refused",
+		      0);
+		zkp_backend_release(gpu, &x);
+		free(mem);
+	}
 	zkp_dbuf z = { 0 };
 	zkp_backend_release(gpu, &z);
 	zkp_backend *bad = NULL;
@@ -288,6 +395,7 @@ int main(void)
 	test_buffers();
 	test_ntt();
 	test_h();
+	test_host_mem();
 	test_msm();
 	test_g2();
 	zkp_backend_free(gpu);

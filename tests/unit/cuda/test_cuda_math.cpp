@@ -3,10 +3,20 @@
  * against the C layers on random inputs: Fp and Fr add, sub, mul, sqr and
  * Montgomery conversions against ff; XYZZ madd / msub / add / dbl sequences
  * and the XYZZ-to-Jacobian conversion against ec (limb for limb, and as
- * affine points); the MSM's Booth digits against GMP; a host run of the
- * MSM's steps (digits, counting sort, bucket sums, segmented running sums)
- * against zkp_msm_g1; and the NTT butterflies run through whole transforms
- * against zkp_ntt for every option.
+ * affine points); the MSM's Booth digits against GMP; and every kernel body
+ * of cuda/msm.cu and cuda/ntt.cu, run by an emulated grid (blocks, then
+ * phases between barriers, then threads, one at a time; a warp ballot is
+ * the OR of its lanes' bits):
+ *  - the exclusive scan against sequential prefix sums;
+ *  - the G1 MSM launch sequence of msm_g1_run (0/1 classification, counting
+ *    sort, bucket sums, segmented running sums, pairwise folds, batch
+ *    addition of the ones) against zkp_msm_g1 on random and on 0/1-heavy
+ *    scalars, and the density compaction of msm_compact in front of it
+ *    against zkp_msm_g1_density;
+ *  - the grouped NTT of ntt_run (coset scaling, shared-memory groups,
+ *    permutation, inverse scaling) against zkp_ntt for every option at
+ *    2^1..2^14 with the device's plan, and with other group, tile, run and
+ *    thread parameters; the pointwise H step with and without its scale.
  */
 #include <gmp.h>
 #include <jansson.h>
@@ -295,112 +305,311 @@ static void test_digits(void)
 	      "window table", 0);
 }
 
-/* The kernels' steps on the host, sequentially: digits, counting sort by
- * bucket, bucket sums, running sums over segments of seg buckets. */
-static void host_msm(zkp_g1 *ret, const zkp_g1_affine *bases, const zkp_fr *scalars, size_t n,
-		     unsigned c, unsigned seg)
+/* ---- emulated grid ---- */
+
+/* k_scan of cuda/msm.cu: one block of `threads` per segment. */
+static void grid_scan(uint32_t *cnt, uint32_t *off, size_t len, unsigned segs, unsigned threads)
 {
+	std::vector<uint32_t> part[2] = { std::vector<uint32_t>(threads),
+					  std::vector<uint32_t>(threads) };
+	for (unsigned seg = 0; seg < segs; seg++) {
+		uint32_t *c = cnt + (size_t)seg * len, *o = off + (size_t)seg * (len + 1);
+		for (unsigned t = 0; t < threads; t++)
+			scan_load(part[0].data(), c, len, t, threads);
+		unsigned src = 0;
+		for (unsigned d = 1; d < threads; d *= 2) {
+			for (unsigned t = 0; t < threads; t++)
+				scan_step(part[src ^ 1].data(), part[src].data(), t, d);
+			src ^= 1;
+		}
+		for (unsigned t = 0; t < threads; t++)
+			scan_store(c, o, part[src].data(), len, t, threads);
+	}
+}
+
+static void test_scan(void)
+{
+	const size_t lens[] = { 1, 2, 5, 31, 1000, 1024, 4097, 50000 };
+	const unsigned thr[] = { 1, 2, 32, MSM_SCAN_THREADS };
+	unsigned long it = 0;
+	for (size_t len : lens) {
+		for (unsigned threads : thr) {
+			unsigned segs = 1 + (unsigned)(tu_rand64() % 3);
+			std::vector<uint32_t> cnt((size_t)segs * len);
+			std::vector<uint32_t> off((size_t)segs * (len + 1));
+			for (auto &v : cnt)
+				v = (uint32_t)(tu_rand64() % 70);
+			std::vector<uint32_t> in = cnt;
+			grid_scan(cnt.data(), off.data(), len, segs, threads);
+			bool ok = true;
+			for (unsigned seg = 0; seg < segs; seg++) {
+				uint32_t run = 0;
+				const uint32_t *o = &off[(size_t)seg * (len + 1)];
+				for (size_t b = 0; b < len; b++) {
+					size_t k = (size_t)seg * len + b;
+					ok &= o[b] == run && cnt[k] == run;
+					run += in[k];
+				}
+				ok &= o[len] == run;
+			}
+			check(ok, "scan", it++);
+		}
+	}
+}
+
+#define GRID_BLOCK 128 /* MSM_BLOCK of cuda/msm.cu */
+
+/* msm_g1_run's launches in order (cuda/msm.cu), then the shim's Horner
+ * step. Workspace sizes as in its layout. */
+static void grid_msm(zkp_g1 *ret, const zkp_g1_affine *bases_c, const zkp_fr *scalars_c,
+		     size_t n, unsigned c)
+{
+	const g1_affine *bases = (const g1_affine *)bases_c;
+	const dfr *scalars = (const dfr *)scalars_c;
 	unsigned k = msm_windows(c), nb = 1u << (c - 1);
-	if (seg > nb)
-		seg = nb;
-	std::vector<uint64_t> canon(4 * n);
+	unsigned nseg = nb > 32 ? nb / 32 : 1, nones = msm_ones_threads(n);
+	size_t words = (n + 31) / 32;
+	std::vector<uint64_t> canon(4 * n + 4);
+	std::vector<uint32_t> zero_bits(words + 1, 0xdeadbeef), one_bits(words + 1, 0xdeadbeef);
+	std::vector<uint32_t> counts((size_t)k * nb, 0), offs((size_t)k * (nb + 1));
+	std::vector<uint32_t> sorted((size_t)k * n + 1, 0xffffffff);
+	std::vector<g1_xyzz> buckets((size_t)k * nb), segs((size_t)k * nseg), ones(nones);
+	size_t grid = (n + GRID_BLOCK - 1) / GRID_BLOCK * GRID_BLOCK;
+
+	/* k_prepare: the warps' ballots */
+	for (size_t w0 = 0; w0 < grid; w0 += 32) {
+		uint32_t zw = 0, ow = 0;
+		for (unsigned lane = 0; lane < 32; lane++) {
+			size_t i = w0 + lane;
+			unsigned cls = MSM_OTHER;
+			if (i < n)
+				cls = msm_prepare(canon.data(), scalars, i);
+			zw |= (uint32_t)(cls == MSM_ZERO) << lane;
+			ow |= (uint32_t)(cls == MSM_ONE) << lane;
+		}
+		if (w0 < n) {
+			zero_bits[w0 / 32] = zw;
+			one_bits[w0 / 32] = ow;
+		}
+	}
 	for (size_t i = 0; i < n; i++)
-		fe_from_mont(&canon[4 * i], (const dfr *)&scalars[i]);
+		msm_histogram(counts.data(), canon.data(), zero_bits.data(), one_bits.data(), i, c,
+			      k, nb);
+	grid_scan(counts.data(), offs.data(), nb, k, MSM_SCAN_THREADS);
+	/* scatter in a shuffled thread order, as atomics may order it */
+	std::vector<size_t> order(n);
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	for (size_t i = n; i > 1; i--)
+		std::swap(order[i - 1], order[tu_rand64() % i]);
+	for (size_t i : order)
+		msm_scatter(sorted.data(), counts.data(), canon.data(), zero_bits.data(),
+			    one_bits.data(), i, n, c, k, nb);
+	for (size_t id = 0; id < (size_t)k * nb; id++)
+		msm_accumulate(buckets.data(), sorted.data(), offs.data(), bases, n, nb, id);
+	for (size_t id = 0; id < (size_t)k * nseg; id++)
+		msm_reduce(segs.data(), buckets.data(), nb, nseg, id);
+	for (unsigned half = nseg / 2; half >= 1; half /= 2)
+		for (size_t id = 0; id < (size_t)k * half; id++)
+			msm_fold(segs.data(), nseg, half, id);
+	for (size_t t = 0; t < nones; t++)
+		msm_ones_partial(ones.data(), one_bits.data(), bases, n, nones, t);
+	for (unsigned half = nones / 2; half >= 1; half /= 2)
+		for (size_t id = 0; id < half; id++)
+			msm_fold(ones.data(), nones, half, id);
+	std::vector<g1_xyzz> win(k);
+	for (unsigned w = 0; w < k; w++)
+		msm_gather(win.data(), segs.data(), ones.data(), nseg, w);
+
 	zkp_g1_set_infinity(ret);
 	for (unsigned w = k; w-- > 0;) {
-		std::vector<uint32_t> cnt(nb, 0), off(nb + 1, 0), sorted(n);
-		for (size_t i = 0; i < n; i++) {
-			int32_t d = booth_digit(&canon[4 * i], w, c);
-			if (d)
-				cnt[(uint32_t)(d < 0 ? -d : d) - 1]++;
-		}
-		for (unsigned b = 0; b < nb; b++)
-			off[b + 1] = off[b] + cnt[b];
-		std::vector<uint32_t> cur(off.begin(), off.end() - 1);
-		for (size_t i = 0; i < n; i++) {
-			int32_t d = booth_digit(&canon[4 * i], w, c);
-			if (d)
-				sorted[cur[(uint32_t)(d < 0 ? -d : d) - 1]++] =
-					(uint32_t)i | (d < 0 ? MSM_SIGN_BIT : 0u);
-		}
-		std::vector<g1_xyzz> bk(nb);
-		for (unsigned b = 0; b < nb; b++) {
-			g1_xyzz_set_inf(&bk[b]);
-			for (uint32_t e = off[b]; e < off[b + 1]; e++) {
-				const g1_affine *p =
-					(const g1_affine *)&bases[sorted[e] & ~MSM_SIGN_BIT];
-				if (sorted[e] & MSM_SIGN_BIT)
-					g1_xyzz_sub_affine(&bk[b], &bk[b], p);
-				else
-					g1_xyzz_add_affine(&bk[b], &bk[b], p);
-			}
-		}
-		g1_xyzz win;
-		g1_xyzz_set_inf(&win);
-		for (unsigned lo = 0; lo < nb; lo += seg) {
-			g1_xyzz run, tot, sh;
-			g1_xyzz_set_inf(&run);
-			g1_xyzz_set_inf(&tot);
-			for (unsigned b = lo + seg; b-- > lo;) {
-				g1_xyzz_add(&run, &run, &bk[b]);
-				g1_xyzz_add(&tot, &tot, &run);
-			}
-			g1_xyzz_set_inf(&sh);
-			for (int bit = 31; bit >= 0; bit--) {
-				g1_xyzz_dbl(&sh, &sh);
-				if ((lo >> bit) & 1)
-					g1_xyzz_add(&sh, &sh, &run);
-			}
-			g1_xyzz_add(&tot, &tot, &sh);
-			g1_xyzz_add(&win, &win, &tot);
-		}
 		for (unsigned i = 0; i < c; i++)
 			zkp_g1_dbl(ret, ret);
 		zkp_g1 t;
-		zkp_g1_from_xyzz(&t, (const zkp_g1_xyzz *)&win);
+		zkp_g1_from_xyzz(&t, (const zkp_g1_xyzz *)&win[w]);
 		zkp_g1_add(ret, ret, &t);
 	}
 }
 
+/* msm_compact's launches: count, scan (one segment), scatter. Returns the
+ * number of selected scalars. */
+static size_t grid_compact(zkp_fr *out, const zkp_fr *in, const uint64_t *density, size_t n)
+{
+	size_t nwords = (n + 63) / 64;
+	std::vector<uint32_t> counts(nwords), offs(nwords + 1);
+	for (size_t w = 0; w < nwords; w++)
+		counts[w] = density_count(density, w, n);
+	grid_scan(counts.data(), offs.data(), nwords, 1, MSM_SCAN_THREADS);
+	for (size_t i = 0; i < n; i++)
+		density_scatter((dfr *)out, (const dfr *)in, density, offs.data(), i);
+	return offs[nwords];
+}
+
+enum scalar_kind { RANDOM, WITNESS, MIXED };
+
+/* WITNESS: about 70 % zeros, 25 % ones, 5 % uniform (witness-like);
+ * MIXED: pick_fr with a quarter forced to 1. */
+static void fill_scalars(zkp_fr *s, size_t n, enum scalar_kind kind)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned r = (unsigned)(tu_rand64() % 100);
+		if (kind == WITNESS && r < 70)
+			zkp_fr_set_zero(&s[i]);
+		else if ((kind == WITNESS && r < 95) || (kind == MIXED && r < 25))
+			zkp_fr_set_one(&s[i]);
+		else if (kind == RANDOM)
+			rand_fr(&s[i]);
+		else
+			pick_fr(&s[i]);
+	}
+}
+
+static void msm_ref(zkp_g1 *ret, const zkp_g1_affine *bases, const zkp_fr *sc,
+		    const uint64_t *density, size_t n)
+{
+	size_t size = zkp_msm_g1_scratch_size(n, 1, NULL);
+	void *scratch = aligned_alloc(64, (size + 63) & ~(size_t)63);
+	if (density)
+		zkp_msm_g1_density(ret, bases, sc, density, n, NULL, scratch, size, NULL);
+	else
+		zkp_msm_g1(ret, bases, sc, n, NULL, scratch, size, NULL);
+	free(scratch);
+}
+
 static void test_msm(void)
 {
-	std::vector<zkp_g1_affine> pts = point_pool(512);
-	const size_t sizes[] = { 0, 1, 2, 3, 17, 64, 200, 512 };
+	std::vector<zkp_g1_affine> pts = point_pool(2048);
+	const size_t sizes[] = { 0, 1, 2, 3, 17, 64, 200, 512, 2048 };
+	const enum scalar_kind kinds[] = { RANDOM, WITNESS, MIXED };
 	for (unsigned r = 0; r < sizeof(sizes) / sizeof(sizes[0]); r++) {
 		size_t n = sizes[r];
-		std::vector<zkp_fr> sc(n + 1);
-		for (size_t i = 0; i < n; i++) {
-			if (r % 2 && tu_rand64() % 4 == 0)
-				zkp_fr_set_one(&sc[i]); /* 0/1-heavy in odd rounds */
-			else
-				pick_fr(&sc[i]);
+		for (enum scalar_kind kind : kinds) {
+			std::vector<zkp_fr> sc(n + 1);
+			fill_scalars(sc.data(), n, kind);
+			zkp_g1 ref;
+			msm_ref(&ref, pts.data(), sc.data(), NULL, n);
+			const unsigned windows[] = { msm_window(n), 4, 5, 11 };
+			for (unsigned c : windows) {
+				if (n > 512 && c != msm_window(n))
+					continue;
+				zkp_g1 got;
+				grid_msm(&got, pts.data(), sc.data(), n, c);
+				check(zkp_g1_eq(&got, &ref), "grid msm", n * 4 + kind);
+			}
 		}
-		zkp_g1 ref;
-		size_t size = zkp_msm_g1_scratch_size(n, 1, NULL);
-		void *scratch = aligned_alloc(64, (size + 63) & ~(size_t)63);
-		zkp_msm_g1(&ref, pts.data(), sc.data(), n, NULL, scratch, size, NULL);
-		free(scratch);
-		const unsigned windows[] = { msm_window(n), 4, 5, 11 };
-		for (unsigned c : windows) {
-			zkp_g1 got;
-			host_msm(&got, pts.data(), sc.data(), n, c, 1u << (r % 4));
-			check(zkp_g1_eq(&got, &ref), "host msm", n);
+	}
+	/* The ones' partial count and ranges. */
+	check(msm_ones_threads(1) == 1 && msm_ones_threads(224) == 1 &&
+		      msm_ones_threads(256) == 2 && msm_ones_threads((size_t)1 << 26) ==
+							   MSM_ONES_MAX_THREADS,
+	      "ones threads", 0);
+	/* Classification of edge values. */
+	{
+		uint64_t z[4] = { 0, 0, 0, 0 }, o[4] = { 1, 0, 0, 0 }, t[4] = { 2, 0, 0, 0 },
+			 h[4] = { 1, 0, 0, 1 };
+		check(msm_scalar_class(z) == MSM_ZERO && msm_scalar_class(o) == MSM_ONE &&
+			      msm_scalar_class(t) == MSM_OTHER && msm_scalar_class(h) == MSM_OTHER,
+		      "scalar class", 0);
+	}
+}
+
+static void test_density(void)
+{
+	std::vector<zkp_g1_affine> pts = point_pool(2048);
+	const size_t sizes[] = { 1, 63, 64, 65, 200, 1000, 2048 };
+	const int pcts[] = { 0, 3, 50, 100 };
+	unsigned long it = 0;
+	for (size_t n : sizes) {
+		for (int pct : pcts) {
+			enum scalar_kind kind = (enum scalar_kind)(it % 3);
+			std::vector<zkp_fr> sc(n), got(n + 1);
+			fill_scalars(sc.data(), n, kind);
+			size_t nwords = (n + 63) / 64;
+			std::vector<uint64_t> dens(nwords, 0);
+			std::vector<zkp_fr> want;
+			for (size_t i = 0; i < n; i++)
+				if ((int)(tu_rand64() % 100) < pct) {
+					dens[i / 64] |= UINT64_C(1) << (i % 64);
+					want.push_back(sc[i]);
+				}
+			/* bits past n must be ignored */
+			if (n % 64)
+				dens[nwords - 1] |= ~UINT64_C(0) << (n % 64);
+			size_t m = grid_compact(got.data(), sc.data(), dens.data(), n);
+			check(m == want.size() &&
+				      (m == 0 ||
+				       memcmp(got.data(), want.data(), m * sizeof(zkp_fr)) == 0),
+			      "density compaction", it);
+			zkp_g1 ref, res;
+			msm_ref(&ref, pts.data(), sc.data(), dens.data(), n);
+			grid_msm(&res, pts.data(), got.data(), m, msm_window(m));
+			check(zkp_g1_eq(&res, &ref), "density msm", it);
+			it++;
 		}
 	}
 }
 
-static void host_transform(dfr *x, const zkp_ntt_domain *d, bool dif, bool inverse)
+/* ---- NTT ---- */
+
+struct plan_args {
+	unsigned max_g, tile_log, run_log, threads;
+};
+
+static const plan_args device_plan = { NTT_MAX_GROUP, NTT_TILE_LOG, NTT_RUN_LOG,
+				       NTT_GROUP_THREADS };
+
+/* The plan covers the stages once, in order, within the limits, and every
+ * group's tiles cover the array once. */
+static bool plan_ok(const ntt_group *gr, unsigned count, unsigned log_n, bool dif,
+		    const plan_args *a)
 {
+	unsigned next = 0;
+	for (unsigned i = 0; i < count; i++) {
+		const ntt_group *g = &gr[dif ? count - 1 - i : i];
+		if (g->lo != next || g->g < 1 || g->g > a->max_g || g->g > g->tile ||
+		    g->tile > log_n || g->threads < 1 || g->threads > a->threads ||
+		    g->threads > (1u << (g->tile - 1)) || g->dif != dif)
+			return false;
+		if (g->lo > 0 && g->tile >= g->g + a->run_log && g->tile - g->g < a->run_log)
+			return false;
+		next += g->g;
+		std::vector<uint8_t> seen(g->n, 0);
+		size_t tile = (size_t)1 << g->tile;
+		for (size_t b = 0; b < ntt_group_blocks(g); b++) {
+			for (size_t e = 0; e < tile; e++) {
+				size_t lg, t;
+				ntt_group_unslot(g, e, &lg, &t);
+				if (ntt_group_slot(g, lg, t) != e)
+					return false;
+				size_t pos = ntt_group_pos(g, b, lg, t);
+				if (pos >= g->n || seen[pos]++)
+					return false;
+			}
+		}
+	}
+	return next == log_n;
+}
+
+/* transform() of cuda/ntt.cu: k_group per planned group. */
+static void grid_transform(dfr *x, const zkp_ntt_domain *d, bool dif, bool inverse,
+			   const plan_args *a)
+{
+	ntt_group groups[32];
+	unsigned count = ntt_plan(groups, d->log_n, dif, a->max_g, a->tile_log, a->run_log,
+				  a->threads);
+	check(plan_ok(groups, count, d->log_n, dif, a), "ntt plan", d->log_n);
 	const dfr *tw = (const dfr *)d->tw;
-	for (size_t step = 0; step < d->log_n; step++) {
-		size_t m = dif ? d->n >> (step + 1) : (size_t)1 << step;
-		for (size_t q = 0; q < d->n / 2; q++) {
-			size_t i, idx;
-			ntt_pair(&i, &idx, q, d->n, m);
-			if (dif)
-				ntt_bfly_dif(&x[i], &x[i + m], tw, d->n, idx, inverse);
-			else
-				ntt_bfly_dit(&x[i], &x[i + m], tw, d->n, idx, inverse);
+	std::vector<dfr> sh((size_t)1 << NTT_TILE_LOG);
+	for (unsigned i = 0; i < count; i++) {
+		const ntt_group *g = &groups[i];
+		for (size_t b = 0; b < ntt_group_blocks(g); b++) {
+			for (unsigned th = 0; th < g->threads; th++)
+				ntt_group_load(sh.data(), x, g, b, th);
+			for (unsigned s = 0; s < g->g; s++)
+				for (unsigned th = 0; th < g->threads; th++)
+					ntt_group_stage(sh.data(), tw, g, b, th, s, inverse);
+			for (unsigned th = 0; th < g->threads; th++)
+				ntt_group_store(x, sh.data(), g, b, th);
 		}
 	}
 }
@@ -428,22 +637,23 @@ static void host_scale(dfr *x, const zkp_ntt_domain *d, const zkp_fr *lo, const 
 	}
 }
 
-/* The sequence of cuda/ntt.cu's ntt_run, one kernel per loop here. */
-static void host_ntt(dfr *x, const zkp_ntt_domain *d, const zkp_ntt_opts *o)
+/* The sequence of cuda/ntt.cu's ntt_run. */
+static void grid_ntt(dfr *x, const zkp_ntt_domain *d, const zkp_ntt_opts *o,
+		     const plan_args *a)
 {
 	bool in_rev = o->in_order == ZKP_NTT_BITREV, out_rev = o->out_order == ZKP_NTT_BITREV;
 	if (!o->inverse && o->coset)
 		host_scale(x, d, d->cs_lo, d->cs_hi, in_rev);
 	if (!in_rev && out_rev) {
-		host_transform(x, d, true, o->inverse);
+		grid_transform(x, d, true, o->inverse, a);
 	} else if (in_rev && !out_rev) {
-		host_transform(x, d, false, o->inverse);
+		grid_transform(x, d, false, o->inverse, a);
 	} else if (!in_rev) {
-		host_transform(x, d, true, o->inverse);
+		grid_transform(x, d, true, o->inverse, a);
 		host_permute(x, d);
 	} else {
 		host_permute(x, d);
-		host_transform(x, d, true, o->inverse);
+		grid_transform(x, d, true, o->inverse, a);
 	}
 	if (o->inverse) {
 		if (o->coset) {
@@ -457,7 +667,7 @@ static void host_ntt(dfr *x, const zkp_ntt_domain *d, const zkp_ntt_opts *o)
 
 static void test_ntt(void)
 {
-	for (unsigned log_n = 1; log_n <= 10; log_n++) {
+	for (unsigned log_n = 1; log_n <= 14; log_n++) {
 		zkp_ntt_domain d;
 		std::vector<zkp_fr> mem(zkp_ntt_domain_mem_size(log_n) / sizeof(zkp_fr));
 		enum zkp_ntt_roots roots = log_n % 2 ? ZKP_NTT_ROOTS_BELLMAN : ZKP_NTT_ROOTS_SNARKJS;
@@ -466,34 +676,47 @@ static void test_ntt(void)
 		check(zkp_ntt_domain_init(&d, log_n, roots, log_n % 3 ? NULL : &shift, mem.data(),
 					  NULL) == 0,
 		      "ntt domain", log_n);
-		for (unsigned o = 0; o < 16; o++) {
-			zkp_ntt_opts opts = { (o & 1) != 0, (o & 2) != 0,
-					      o & 4 ? ZKP_NTT_BITREV : ZKP_NTT_NATURAL,
-					      o & 8 ? ZKP_NTT_BITREV : ZKP_NTT_NATURAL };
+		/* 16 option sets with the device's plan, then 8 more with
+		 * random plans (log_n <= 12: each tile size and group shape). */
+		unsigned rounds = log_n <= 12 ? 24 : 16;
+		for (unsigned o = 0; o < rounds; o++) {
+			unsigned bits = o < 16 ? o : (unsigned)(tu_rand64() % 16);
+			zkp_ntt_opts opts = { (bits & 1) != 0, (bits & 2) != 0,
+					      bits & 4 ? ZKP_NTT_BITREV : ZKP_NTT_NATURAL,
+					      bits & 8 ? ZKP_NTT_BITREV : ZKP_NTT_NATURAL };
+			plan_args a = device_plan;
+			if (o >= 16) {
+				a.max_g = 1 + (unsigned)(tu_rand64() % NTT_MAX_GROUP);
+				a.tile_log = a.max_g + (unsigned)(tu_rand64() %
+								  (NTT_TILE_LOG - a.max_g + 1));
+				a.run_log = (unsigned)(tu_rand64() % 4);
+				a.threads = 1u << (tu_rand64() % 9);
+			}
 			std::vector<zkp_fr> ref(d.n);
 			std::vector<dfr> got(d.n);
 			for (size_t i = 0; i < d.n; i++)
 				pick_fr(&ref[i]);
 			memcpy(got.data(), ref.data(), d.n * sizeof(zkp_fr));
 			zkp_ntt(ref.data(), &d, &opts, NULL);
-			host_ntt(got.data(), &d, &opts);
+			grid_ntt(got.data(), &d, &opts, &a);
 			check(memcmp(got.data(), ref.data(), d.n * sizeof(zkp_fr)) == 0, "ntt",
-			      log_n * 16 + o);
+			      log_n * 100 + o);
 		}
 	}
-	/* The pointwise H step. */
+	/* The pointwise H step, with and without its scale. */
 	for (unsigned long i = 0; i < 1000; i++) {
-		zkp_fr a, b, c, z, r;
+		zkp_fr a, b, c, z, r, u;
 		pick_fr(&a);
 		pick_fr(&b);
 		pick_fr(&c);
 		pick_fr(&z);
-		zkp_fr_mul(&r, &a, &b);
-		zkp_fr_sub(&r, &r, &c);
-		zkp_fr_mul(&r, &r, &z);
-		dfr dr;
+		zkp_fr_mul(&u, &a, &b);
+		zkp_fr_sub(&u, &u, &c);
+		zkp_fr_mul(&r, &u, &z);
+		dfr dr, du;
 		ntt_h_point(&dr, (const dfr *)&a, (const dfr *)&b, (const dfr *)&c, (const dfr *)&z);
-		check(same(&dr, &r), "h pointwise", i);
+		ntt_h_point(&du, (const dfr *)&a, (const dfr *)&b, (const dfr *)&c, NULL);
+		check(same(&dr, &r) && same(&du, &u), "h pointwise", i);
 	}
 }
 
@@ -505,7 +728,8 @@ int main(void)
 		void (*fn)(void);
 	} parts[] = {
 		{ "fp", test_fp }, { "fr", test_fr }, { "ec", test_ec },
-		{ "digits", test_digits }, { "msm", test_msm }, { "ntt", test_ntt },
+		{ "digits", test_digits }, { "scan", test_scan }, { "msm", test_msm },
+		{ "density", test_density }, { "ntt", test_ntt },
 	};
 	for (auto &p : parts) {
 		unsigned long c0 = checks, f0 = failures;
