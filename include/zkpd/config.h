@@ -88,6 +88,7 @@ typedef struct {
 	char *witness_dir;          /* NULL: witness paths are refused */
 	uint32_t max_queued;        /* jobs waiting, default 10000 */
 	uint32_t job_history;       /* finished jobs kept for Await and idempotency, 1024 */
+	char *journal_dir;          /* NULL (default): no job journal */
 	bool tcp_plaintext;         /* tcp: listeners without TLS allowed; default false */
 	char *token_file;           /* NULL: no bearer token; else every connection authenticates */
 	char *socket_owner;         /* user name or uid for Unix sockets; NULL: unchanged */

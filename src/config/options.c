@@ -51,6 +51,10 @@ const zkp_option zkp_options[] = {
 	  NULL, "Jobs waiting to run; further submissions are refused" },
 	{ "server", "job_history", ZKP_OPT_U32, CFG(job_history), 0, "1024", NULL, 0, 1000000,
 	  NULL, "Finished jobs kept for Await and idempotent resubmission" },
+	{ "server", "journal_dir", ZKP_OPT_PATH, CFG(journal_dir), 0, NULL, "unset (no journal)",
+	  0, 0, NULL,
+	  "Directory of the job journal: jobs with a request_id survive a restart or a crash, "
+	  "with their results (up to job_history); unset: no journal" },
 	{ "server", "tcp_plaintext", ZKP_OPT_BOOL, CFG(tcp_plaintext), 0, "false", NULL, 0, 0,
 	  NULL,
 	  "Allow tcp: addresses without TLS; false: a tcp: address needs tls.cert and tls.key" },

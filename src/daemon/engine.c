@@ -863,6 +863,86 @@ void zkp_job_info_release(zkp_job_info *info)
 	info->n_inputs = 0;
 }
 
+int zkp_engine_find_request(zkp_engine *e, const char *request_id, uint64_t *job_id)
+{
+	int rc = ZKP_ERR_NOT_FOUND;
+	if (!request_id || !*request_id)
+		return rc;
+	pthread_mutex_lock(&e->lock);
+	struct job *j = find_rid(e, request_id);
+	if (j) {
+		*job_id = j->id;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&e->lock);
+	return rc;
+}
+
+int zkp_engine_restore_result(zkp_engine *e, const zkp_job_info *info, uint64_t *job_id,
+			      zkp_error *err)
+{
+	struct job *j = NULL;
+	int rc = 0;
+	bool ended = info->state == ZKP_JOB_DONE || info->state == ZKP_JOB_FAILED ||
+		     info->state == ZKP_JOB_CANCELLED;
+	if (!ended || !info->request_id[0] || (unsigned)info->priority >= PRIO_LEVELS)
+		return zkp_error_set(err, ZKP_ERR_INVAL, "not a finished job with a request_id");
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory restoring a job");
+	if (info->proof_json && !(j->proof_json = strdup(info->proof_json))) {
+		rc = zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory restoring a job");
+		goto out;
+	}
+	if (info->n_inputs) {
+		j->inputs = malloc(info->n_inputs * 32);
+		if (!j->inputs) {
+			rc = zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory restoring a job");
+			goto out;
+		}
+		memcpy(j->inputs, info->inputs, info->n_inputs * 32);
+		j->n_inputs = info->n_inputs;
+	}
+	pthread_mutex_lock(&e->lock);
+	struct circuit *c = circuit_find(e, info->circuit);
+	if (!c)
+		rc = zkp_error_set(err, ZKP_ERR_NOT_FOUND, "circuit \"%s\" is not configured",
+				   info->circuit);
+	else if (find_rid(e, info->request_id))
+		rc = zkp_error_set(err, ZKP_ERR_BUSY, "a job already has request_id \"%s\"",
+				   info->request_id);
+	else if (tab_grow(e))
+		rc = zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory restoring a job");
+	if (!rc) {
+		/* Times as seen from now: the job ended at the restart. */
+		double now = eng_now();
+		j->id = e->next_id++;
+		j->circ = c;
+		j->state = info->state;
+		j->stage = info->state == ZKP_JOB_DONE ? ZKP_STAGE_DONE : ZKP_STAGE_QUEUED;
+		j->prio = info->priority;
+		memcpy(j->request_id, info->request_id, sizeof(j->request_id));
+		j->want_json = info->proof_json != NULL;
+		j->t_end = now;
+		j->t_submit = now - info->total_seconds;
+		j->t_start = j->t_submit + info->queue_seconds;
+		memcpy(j->proof, info->proof, sizeof(j->proof));
+		j->error_code = info->error_code;
+		memcpy(j->error_message, info->error_message, sizeof(j->error_message));
+		tab_link(e->id_tab, e->rid_tab, e->tab_size, j);
+		e->n_jobs++;
+		jlist_push(&e->history, j);
+		*job_id = j->id;
+		history_trim(e);
+		j = NULL;
+	}
+	pthread_mutex_unlock(&e->lock);
+out:
+	if (j)
+		job_free(j);
+	return rc;
+}
+
 /* ---- status ---- */
 
 int zkp_engine_get_status(zkp_engine *e, zkp_engine_status *ret)

@@ -218,6 +218,22 @@ typedef struct {
 int zkp_engine_job_info(zkp_engine *e, uint64_t job_id, zkp_job_info *ret);
 void zkp_job_info_release(zkp_job_info *info);
 
+/* The id of the queued, running or remembered finished job that has
+ * request_id (non-empty). Errors: ZKP_ERR_NOT_FOUND. */
+int zkp_engine_find_request(zkp_engine *e, const char *request_id, uint64_t *job_id);
+
+/* Puts a job that ended before this engine started (a result read from the
+ * journal) into the finished-job history: a new job id, and info's state
+ * (DONE, FAILED or CANCELLED), circuit, request_id, priority, result, error
+ * and queue and total seconds (job_id, stage and timings are not read).
+ * From then on it is found like any finished job (Await by id, Submit or
+ * Await by request_id) and leaves the history like one; it counts in no
+ * job counter and logs nothing. Errors: ZKP_ERR_INVAL (not an end state, no
+ * request_id), ZKP_ERR_NOT_FOUND (no such circuit configured), ZKP_ERR_BUSY
+ * (a job already has that request_id), ZKP_ERR_NOMEM. */
+int zkp_engine_restore_result(zkp_engine *e, const zkp_job_info *info, uint64_t *job_id,
+			      zkp_error *err);
+
 /* Moves up to max pending events into ev, oldest first; returns how many. */
 size_t zkp_engine_poll(zkp_engine *e, zkp_engine_event *ev, size_t max);
 

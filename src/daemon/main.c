@@ -7,11 +7,13 @@
  * daemon cannot start or fails while running, 2 for usage and configuration
  * errors.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "demo.h"
@@ -57,10 +59,18 @@ static void raise_fd_limit(void)
 			(unsigned long long)rl.rlim_max);
 }
 
-/* Circuit files must be readable before the daemon promises to serve them. */
+/* Circuit files must be readable, and the journal directory writable (or
+ * creatable: zkpd makes it at start), before the daemon promises to serve. */
 static int check_files(const zkp_config *cfg, const char *name)
 {
 	int bad = 0;
+	struct stat st;
+	if (cfg->journal_dir && (stat(cfg->journal_dir, &st) ? errno != ENOENT :
+				 !S_ISDIR(st.st_mode) || access(cfg->journal_dir, W_OK | X_OK))) {
+		fprintf(stderr, "%s: server.journal_dir: %s is not a writable directory\n", name,
+			cfg->journal_dir);
+		bad = 1;
+	}
 	for (size_t i = 0; i < cfg->n_circuits; i++) {
 		const zkp_config_circuit *c = &cfg->circuits[i];
 		if (access(c->pce, R_OK)) {

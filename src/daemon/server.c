@@ -29,6 +29,7 @@
 #include <uv.h>
 
 #include "engine.h"
+#include "journal.h"
 #include "server.h"
 #include "session.h"
 #include "tls.h"
@@ -89,6 +90,7 @@ struct zkp_server {
 	uv_timer_t tick, grace;
 	uv_signal_t sigterm, sigint;
 	zkp_engine *engine;
+	zkp_journal *journal; /* NULL: server.journal_dir unset */
 	zkp_session_ctx ctx;
 	zkp_server_stats stats; /* loop thread */
 	pthread_mutex_t shared_lock;
@@ -714,11 +716,14 @@ static void drain_events(zkp_server *s)
 {
 	size_t n;
 	while ((n = zkp_engine_poll(s->engine, s->events, EVENTS_PER_POLL)) > 0) {
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
+			/* A result reaches the journal before any client sees it. */
+			zkp_journal_job_event(s->journal, s->engine, &s->events[i], s->draining);
 			for (conn *c = s->conns, *next; c; c = next) {
 				next = c->next;
 				zkp_session_event(c->session, &s->events[i]);
 			}
+		}
 	}
 	if (s->draining && !s->finishing && zkp_engine_running(s->engine) == 0)
 		finish(s);
@@ -904,6 +909,15 @@ int zkp_server_new(zkp_server **ret, const zkp_config *cfg, zkp_error *err)
 	if (rc)
 		goto fail;
 	s->ctx.engine = s->engine;
+	/* Journaled jobs are back before the first client can ask for them. */
+	if (cfg->journal_dir) {
+		rc = zkp_journal_open(&s->journal, cfg->journal_dir, cfg->job_history, err);
+		if (!rc)
+			rc = zkp_journal_restore(s->journal, s->engine, err);
+		if (rc)
+			goto fail;
+		s->ctx.journal = s->journal;
+	}
 	for (size_t i = 0; i < cfg->n_listen; i++) {
 		s->listeners[i].addr = cfg->listen[i];
 		s->listeners[i].tls = cfg->listen[i].kind == ZKP_ADDR_TCP && s->tls_ctx;
@@ -921,6 +935,7 @@ fail:
 	close_listeners(s);
 	zkp_engine_free(s->engine);
 	s->engine = NULL;
+	zkp_journal_free(s->journal);
 	uv_close((uv_handle_t *)&s->wake, NULL);
 	uv_close((uv_handle_t *)&s->tick, NULL);
 	uv_close((uv_handle_t *)&s->grace, NULL);
@@ -956,6 +971,7 @@ void zkp_server_free(zkp_server *s)
 		zkp_engine_free(s->engine);
 		s->engine = NULL;
 	}
+	zkp_journal_free(s->journal);
 	if (uv_loop_close(&s->loop))
 		zkp_log(ZKP_LOG_WARN, "event loop closed with handles open");
 	pthread_mutex_destroy(&s->shared_lock);

@@ -288,7 +288,8 @@ static int submit(zkp_session *s, uint64_t call_id, Zkpd__V1__SubmitRequest *req
 		spec.path = w->path;
 		break;
 	}
-	int rc = zkp_engine_submit(s->ctx->engine, &spec, job_id, &attached, &err);
+	int rc = zkp_journal_submit(s->ctx->journal, s->ctx->engine, &spec, job_id, &attached,
+				    &err);
 	if (rc) {
 		send_error(s, call_id, rc, zkp_error_text(&err, rc));
 		return rc;
@@ -513,9 +514,20 @@ static void dispatch(zkp_session *s, uint64_t call_id, Zkpd__V1__Request *req)
 	case ZKPD__V1__REQUEST__CALL_SUBMIT:
 		call_submit(s, call_id, req->submit);
 		break;
-	case ZKPD__V1__REQUEST__CALL_AWAIT:
-		start_await(s, call_id, req->await->job_id, req->await->timeout_ms);
+	case ZKPD__V1__REQUEST__CALL_AWAIT: {
+		uint64_t job_id = req->await->job_id;
+		const char *rid = req->await->request_id;
+		if (!job_id && rid && *rid &&
+		    zkp_engine_find_request(s->ctx->engine, rid, &job_id)) {
+			char msg[224];
+			snprintf(msg, sizeof(msg), "no job with request_id \"%.128s\" (never "
+				 "submitted, or forgotten)", rid);
+			send_error(s, call_id, ZKP_ERR_NOT_FOUND, msg);
+			break;
+		}
+		start_await(s, call_id, job_id, req->await->timeout_ms);
 		break;
+	}
 	case ZKPD__V1__REQUEST__CALL_PROVE: {
 		uint64_t job_id = 0;
 		if (!req->prove->submit) {

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "journal.h"
 #include "zkpd/config.h"
 
 /* The server's own figures, for Status and Metrics (loop thread). */
@@ -46,6 +47,7 @@ typedef struct {
 /* What every session of one server shares. */
 typedef struct {
 	zkp_engine *engine;
+	zkp_journal *journal; /* NULL: no journal; else Submits go through it */
 	const zkp_config *cfg;
 	const zkp_server_stats *stats;
 	double start; /* CLOCK_MONOTONIC seconds when the daemon started */

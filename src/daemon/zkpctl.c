@@ -745,6 +745,8 @@ static int cmd_await(struct ctl *x)
 	Zkpd__V1__AwaitRequest a = ZKPD__V1__AWAIT_REQUEST__INIT;
 	Zkpd__V1__Request req = ZKPD__V1__REQUEST__INIT;
 	a.job_id = x->job;
+	if (!x->job && x->request_id)
+		a.request_id = (char *)x->request_id;
 	a.timeout_ms = job_timeout_ms(x);
 	req.call_case = ZKPD__V1__REQUEST__CALL_AWAIT;
 	req.await = &a;
@@ -1172,8 +1174,8 @@ static const struct cmd cmds[] = {
 	  "          [--out PROOF] [--proof-json FILE] [--public-json FILE]" },
 	{ "submit", 1, 2, O_SUBMIT, cmd_submit,
 	  "submit CIRCUIT WITNESS|--witness-path PATH [--priority P] [--request-id ID]" },
-	{ "await", 1, 1, O_RESULT, cmd_await,
-	  "await JOB [--out PROOF] [--proof-json FILE] [--public-json FILE]" },
+	{ "await", 0, 1, O_RESULT | O_REQUEST_ID, cmd_await,
+	  "await JOB|--request-id ID [--out PROOF] [--proof-json FILE] [--public-json FILE]" },
 	{ "cancel", 1, 1, 0, cmd_cancel, "cancel JOB" },
 	{ "status", 0, 0, 0, cmd_status, "status" },
 	{ "metrics", 0, 0, 0, cmd_metrics, "metrics" },
@@ -1203,7 +1205,7 @@ static void usage(FILE *f)
 		"  prove     submits a job and waits for its proof (progress on stderr)\n"
 		"  submit    submits a job and prints its id; the daemon keeps its proof and\n"
 		"            proof.json for a later await\n"
-		"  await     waits for a submitted job's proof\n"
+		"  await     waits for a submitted job's proof, by job id or by request id\n"
 		"  cancel    cancels a job (a running one stops at its next stage boundary)\n"
 		"  status    the daemon's queues, pipelines, devices, circuits, memory, jobs\n"
 		"  metrics   the Prometheus metrics text\n"
@@ -1232,7 +1234,9 @@ static void usage(FILE *f)
 		"  --witness-path PATH  a witness file on the daemon's side (server.witness_dir)\n"
 		"  --priority P         critical, high, normal (default) or low\n"
 		"  --request-id ID      idempotency key (at most %d bytes): a repeated submit\n"
-		"                       attaches to the job that has it\n"
+		"                       attaches to the job that has it; await --request-id\n"
+		"                       waits for that job (also one a restarted daemon's\n"
+		"                       journal brought back)\n"
 		"  --out PROOF          write the 192-byte proof (A, B, C compressed)\n"
 		"  --proof-json FILE    write the snarkjs proof.json\n"
 		"  --public-json FILE   write the public inputs as snarkjs public.json\n"
@@ -1407,7 +1411,13 @@ static int parse_args(struct ctl *x, int argc, char **argv)
 		fprintf(stderr, "usage: zkpctl %s\n", c->synopsis);
 		return ZKP_EXIT_USAGE;
 	}
-	if ((c->fn == cmd_await || c->fn == cmd_cancel) && parse_job(x->args[0], &x->job))
+	if (c->fn == cmd_await && (x->n_args == 1) == (x->request_id != NULL)) {
+		fprintf(stderr, "zkpctl await: a JOB id or --request-id ID (one of them)\n");
+		fprintf(stderr, "usage: zkpctl %s\n", c->synopsis);
+		return ZKP_EXIT_USAGE;
+	}
+	if ((c->fn == cmd_await || c->fn == cmd_cancel) && x->n_args == 1 &&
+	    parse_job(x->args[0], &x->job))
 		return ZKP_EXIT_USAGE;
 	return -1;
 }

@@ -11,7 +11,13 @@
 #   - a memory budget smaller than one job: jobs wait queued, status shows
 #     them, cancel ends them, nothing crashes;
 #   - injected device faults (ZKPD_INJECT_DEVICE_FAULT_EVERY): the jobs hit
-#     fail alone with ERR_DEVICE, the others succeed.
+#     fail alone with ERR_DEVICE, the others succeed;
+#   - the job journal (server.journal_dir): a job running when zkpd is
+#     killed with SIGKILL, and one that had finished, are both returned by
+#     request_id after the restart without sending the witness again; a
+#     corrupt journal file is set aside (.bad) and the daemon starts; a
+#     journal that cannot be written (RLIMIT_FSIZE) refuses the Submit and
+#     leaves no file.
 # Usage: faults.sh BUILD_DIR WORK_DIR
 set -euo pipefail
 
@@ -192,6 +198,156 @@ fi
 run "$zkpctl" --connect "$addr" health
 if [ "$rc" -eq 0 ]; then ok "the daemon serves after device faults"; else
 	bad "serves after device faults" "$(said)"; fi
+stop_zkpd
+
+# ---- the job journal ----
+jdir=$work/journal
+cat >journal.conf <<EOF
+# INSECURE development key: fault tests only
+[server]
+journal_dir = $jdir
+witness_dir = $demo
+[circuit.demo]
+pce = $demo/demo.pce
+key = $demo/demo.INSECURE-DEV.params
+key_format = bellman
+preload = true
+EOF
+# journal_files: how many NAME.job files the journal holds
+journal_files() { find "$jdir" -maxdepth 1 -name '*.job' | wc -l; }
+# proved LOG: how many jobs LOG says were proved
+proved() { grep -c ' done: circuit demo' "$1" || true; }
+
+start_daemon journal1.log --config journal.conf
+run "$zkpctl" --connect "$addr" prove demo "$demo/demo.wtns" --request-id j-done \
+	--out jdone0.bin --public-json jdone0.json
+if [ "$rc" -eq 0 ] && valid_proof "$vk" jdone0.bin jdone0.json && [ "$(journal_files)" -eq 1 ]; then
+	ok "a journaled job proves and leaves one journal file (its result)"
+else
+	bad "a journaled job proves" "$(said); $(journal_files) journal file(s)"
+fi
+run "$zkpctl" --connect "$addr" --json submit demo "$demo/demo.wtns" --request-id j-run
+running=0
+for _ in $(seq 250); do
+	"$zkpctl" --connect "$addr" --json status >status.txt 2>/dev/null || true
+	if grep -q '"request_id":"j-run"' status.txt && grep -q '"state":"running"' status.txt; then
+		running=1
+		break
+	fi
+	sleep 0.02
+done
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null || true
+pid=
+if [ "$running" -eq 1 ] && [ "$(proved journal1.log)" -eq 1 ] && [ "$(journal_files)" -eq 2 ]; then
+	ok "zkpd killed with SIGKILL while a journaled job runs (its entry on disk)"
+else
+	bad "SIGKILL while a journaled job runs" \
+		"running=$running; $(proved journal1.log) proved; $(journal_files) journal file(s)"
+fi
+start_daemon journal2.log --config journal.conf
+if grep -q "1 result(s) restored, 1 job(s) resubmitted" journal2.log; then
+	ok "the restart restores the finished result and resubmits the killed job"
+else
+	bad "the restart reads the journal" "$(grep journal journal2.log | tr '\n' ' ')"
+fi
+# (a) the killed job, by request_id alone: its witness is not sent again
+run "$zkpctl" --connect "$addr" await --request-id j-run --out jrun.bin --public-json jrun.json
+if [ "$rc" -eq 0 ] && valid_proof "$vk" jrun.bin jrun.json; then
+	ok "the job killed mid-run is proved after the restart and returned by request_id"
+else
+	bad "await --request-id of the job killed mid-run" "$(said)"
+fi
+# (b) the finished job: its result comes from the journal, not a new proof
+run "$zkpctl" --connect "$addr" await --request-id j-done --out jdone.bin --public-json jdone.json
+if [ "$rc" -eq 0 ] && cmp -s jdone0.bin jdone.bin && valid_proof "$vk" jdone.bin jdone.json; then
+	ok "a job finished before the SIGKILL returns the same proof by request_id"
+else
+	bad "await --request-id of the finished job" "$(said)"
+fi
+run "$zkpctl" --connect "$addr" --json submit demo "$demo/demo.wtns" --request-id j-done
+if [ "$rc" -eq 0 ] && grep -q '"attached":true' out.txt && [ "$(proved journal2.log)" -eq 1 ]; then
+	ok "a resubmit of the finished request_id attaches; only the killed job ran again"
+else
+	bad "resubmit of the finished request_id" "$(said); $(proved journal2.log) proved"
+fi
+run "$zkpctl" --connect "$addr" await --request-id never-seen
+if [ "$rc" -eq 5 ] && grep -q ERR_NOT_FOUND err.txt; then
+	ok "await --request-id of an unknown request_id: ERR_NOT_FOUND"
+else
+	bad "await --request-id of an unknown request_id" "$(said)"
+fi
+stop_zkpd
+# (c) a corrupt file and a temporary file left by a crash
+corrupt=$jdir/$(printf '%064d' 0).job
+printf 'not a journal entry' >"$corrupt"
+printf 'half' >"$jdir/$(printf '%064d' 1).job.tmp.1.1"
+start_daemon journal3.log --config journal.conf
+if [ -e "$corrupt.bad" ] && [ ! -e "$corrupt" ] &&
+	grep WARN journal3.log | grep -q "$(basename "$corrupt").*do not decode"; then
+	ok "a corrupt journal file is renamed .bad with a WARN naming it; the daemon starts"
+else
+	bad "a corrupt journal file" "$(ls "$jdir" | tr '\n' ' '); $(grep journal journal3.log | tr '\n' ' ')"
+fi
+if ! ls "$jdir" | grep -q '\.tmp\.'; then
+	ok "a temporary journal file left by a crash is removed at start"
+else
+	bad "a leftover temporary journal file" "$(ls "$jdir" | tr '\n' ' ')"
+fi
+run "$zkpctl" --connect "$addr" await --request-id j-done --out jdone2.bin
+if [ "$rc" -eq 0 ] && cmp -s jdone0.bin jdone2.bin; then
+	ok "results survive a second restart"
+else
+	bad "results after a second restart" "$(said)"
+fi
+stop_zkpd
+# (e) SIGTERM with no grace: the jobs it cancels keep their entries and run
+# again after the restart
+sed 's/^\[server\]$/[server]\nshutdown_grace = 0/' journal.conf >journal-term.conf
+start_daemon journal5.log --config journal-term.conf
+for i in 1 2 3; do
+	"$zkpctl" --connect "$addr" submit demo "$demo/demo.wtns" --request-id "j-term-$i" \
+		>/dev/null 2>&1 || true
+done
+stop_zkpd
+cancelled=$(grep -c ' cancelled: circuit demo' journal5.log || true)
+start_daemon journal6.log --config journal.conf
+all=1
+for i in 1 2 3; do
+	run "$zkpctl" --connect "$addr" await --request-id "j-term-$i" --out "jterm$i.bin" \
+		--public-json "jterm$i.json"
+	if [ "$rc" -ne 0 ] || ! valid_proof "$vk" "jterm$i.bin" "jterm$i.json"; then
+		all=0
+		bad "j-term-$i after SIGTERM and a restart" "$(said)"
+	fi
+done
+if [ "$all" -eq 1 ] && [ "$cancelled" -ge 1 ]; then
+	ok "jobs cancelled by a SIGTERM shutdown ($cancelled) run after the restart; all 3 return proofs"
+elif [ "$all" -eq 1 ]; then
+	bad "jobs cancelled by a SIGTERM shutdown" "none was cancelled: $(tail -n3 journal5.log | tr '\n' ' ')"
+fi
+stop_zkpd
+# (d) a journal that cannot be written: RLIMIT_FSIZE (in 512-byte blocks)
+# below the witness, with SIGXFSZ ignored so that writes fail with EFBIG
+rm -rf "$jdir"
+bash -c "trap '' XFSZ; ulimit -f 256; exec '$zkpd' --listen '$addr' --config journal.conf" \
+	>journal4.log 2>&1 &
+pid=$!
+wait_healthy "$pid" 600 "$zkpctl" --connect "$addr" || { cat journal4.log >&2; exit 1; }
+run "$zkpctl" --connect "$addr" submit demo "$demo/demo.wtns" --request-id j-full
+if [ "$rc" -eq 5 ] && grep -q "ERR_IO: .*journal $jdir/.*File too large" err.txt &&
+	[ -z "$(ls -A "$jdir")" ]; then
+	ok "a Submit whose journal entry cannot be written is refused, naming the file; nothing is left"
+else
+	bad "a journal that cannot be written" "$(said); $(ls -A "$jdir" | tr '\n' ' ')"
+fi
+run "$zkpctl" --connect "$addr" prove demo --witness-path "$demo/demo.wtns" --request-id j-path \
+	--out jpath.bin --public-json jpath.json
+if [ "$rc" -eq 0 ] && valid_proof "$vk" jpath.bin jpath.json && [ "$(journal_files)" -eq 1 ]; then
+	ok "a path witness journals only its path (fits where the bytes did not)"
+else
+	bad "a journaled path witness" "$(said); $(journal_files) journal file(s)"
+fi
 stop_zkpd
 
 echo "# $pass passed, $failed failed"

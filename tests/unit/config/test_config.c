@@ -77,6 +77,9 @@ static void assert_same_config(const zkp_config *a, const zkp_config *b)
 		assert_string_equal(a->witness_dir, b->witness_dir);
 	assert_int_equal(a->max_queued, b->max_queued);
 	assert_int_equal(a->job_history, b->job_history);
+	assert_true((a->journal_dir == NULL) == (b->journal_dir == NULL));
+	if (a->journal_dir)
+		assert_string_equal(a->journal_dir, b->journal_dir);
 	assert_string_equal(a->devices, b->devices);
 	assert_int_equal(a->workers_per_device, b->workers_per_device);
 	assert_int_equal(a->pipeline_depth, b->pipeline_depth);
@@ -111,6 +114,7 @@ static void test_defaults(void **state)
 	assert_null(cfg.witness_dir);
 	assert_int_equal(cfg.max_queued, 10000);
 	assert_int_equal(cfg.job_history, 1024);
+	assert_null(cfg.journal_dir);
 	assert_string_equal(cfg.devices, "auto");
 	assert_int_equal(cfg.workers_per_device, 1);
 	assert_int_equal(cfg.pipeline_depth, 2);
@@ -158,6 +162,7 @@ static void test_values(void **state)
 			"witness_dir = /var/lib/zkpd/w\n"
 			"max_queued = 7\n"
 			"job_history = 0\n"
+			"journal_dir = /var/lib/zkpd/journal\n"
 			"[gpus]\n"
 			"devices = 1, 0,3\n"
 			"workers_per_device = 64\n"
@@ -186,6 +191,7 @@ static void test_values(void **state)
 	assert_string_equal(cfg.witness_dir, "/var/lib/zkpd/w");
 	assert_int_equal(cfg.max_queued, 7);
 	assert_int_equal(cfg.job_history, 0);
+	assert_string_equal(cfg.journal_dir, "/var/lib/zkpd/journal");
 	assert_string_equal(cfg.devices, "1,0,3");
 	assert_int_equal(cfg.workers_per_device, 64);
 	assert_int_equal(cfg.pipeline_depth, 1);
@@ -337,7 +343,7 @@ static void test_structure_errors(void **state)
 		   "t.ini:2: server.listen_on: unknown key (expected one of listen, "
 		   "socket_mode, max_frame_bytes, max_connections, conn_buffer_bytes, "
 		   "idle_timeout, shutdown_grace, witness_dir, max_queued, job_history, "
-		   "tcp_plaintext, token_file, socket_owner, socket_group)");
+		   "journal_dir, tcp_plaintext, token_file, socket_owner, socket_group)");
 	expect_err("[log]\n[bogus]\nlevel = info\n",
 		   "t.ini:2: [bogus]: unknown section (expected server, tls, gpus, "
 		   "pipeline, synthesis, memory, log, http or circuit.NAME)");

@@ -1,0 +1,153 @@
+/*
+ * journal: the optional on-disk record of jobs (server.journal_dir), so that
+ * a job submitted with a request_id is not lost when zkpd dies (SIGKILL, a
+ * crash, a power cut) and its result outlives a restart.
+ *
+ * Files. One per request_id in the journal directory: NAME.job, NAME the
+ * SHA-256 of the request_id in lowercase hex. It holds one protobuf
+ * zkpd.v1.JournalEntry (proto/zkpd/v1/journal.proto, version 1): while the
+ * job is pending (queued or running) its request_id, circuit, priority,
+ * proof format and witness (the bytes and their format, or only the path of
+ * a path witness); once the job ended, its result record instead (state,
+ * error code and message, proof, proof.json, public inputs, queue and total
+ * seconds). Every file carries a sequence number that grows with each write:
+ * pending entries are resubmitted in submit order, results kept newest.
+ *
+ * Invariants:
+ *  - NAME.job is complete and fsync'd, or absent: a write goes to
+ *    NAME.job.tmp.PID.N in the same directory, is fsync'd, renamed over
+ *    NAME.job, and the directory is fsync'd. A write that fails removes its
+ *    temporary file and leaves no NAME.job of its own making; temporary
+ *    files left by a crash are removed by zkp_journal_open and never read.
+ *  - Only jobs with a non-empty request_id are journaled (one that has none
+ *    cannot be asked for again after a restart).
+ *  - At most `history` result records exist; writing one more removes the
+ *    oldest (by sequence).
+ *  - A file that cannot be read or decoded, or holds an entry that is not
+ *    valid (another version, a name that is not its request_id's, no
+ *    witness and no result, ...), is renamed NAME.job.bad with a WARN line
+ *    naming it and the reason, and is never read again.
+ *
+ * What it does not promise: the entry carries no checksum of its own; the
+ * atomic rename keeps torn writes out, not bit rot in the bytes.
+ *
+ * Two layers. Records (zkp_journal_open ... zkp_journal_remove) know
+ * nothing of the engine and are what the unit test drives. The engine glue
+ * (zkp_journal_restore, zkp_journal_submit, zkp_journal_job_event) is what
+ * the server calls.
+ *
+ * Threads: a zkp_journal is used by one thread at a time (the server's loop
+ * thread). Cost: a journaled Submit writes its witness (bytes, or only a
+ * path) and waits for two fsyncs before it is answered; a job's end writes
+ * its result (a few hundred bytes) and fsyncs twice; neither takes an
+ * engine lock while it writes.
+ */
+#ifndef ZKPD_DAEMON_JOURNAL_H
+#define ZKPD_DAEMON_JOURNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "zkpd/error.h"
+
+#define ZKP_JOURNAL_VERSION 1
+/* "NAME.job": 64 hex digits, ".job", NUL. */
+#define ZKP_JOURNAL_NAME_MAX 69
+
+typedef struct zkp_journal zkp_journal;
+
+/* One file's content. For zkp_journal_write the pointers are borrowed;
+ * records from zkp_journal_load own them (zkp_journal_record_release). */
+typedef struct {
+	uint64_t seq; /* set by zkp_journal_write */
+	char request_id[ZKP_REQUEST_ID_MAX + 1];
+	char circuit[ZKP_CONFIG_NAME_MAX];
+	enum zkp_priority priority;
+	bool want_json;
+	bool ended; /* false: a pending entry; true: a result record */
+	/* Pending: the witness as submitted. */
+	enum zkp_witness_kind witness_kind;
+	uint8_t *data; /* WTNS, RAW */
+	size_t len;
+	char *path; /* PATH */
+	/* Ended: */
+	enum zkp_job_state state; /* DONE, FAILED or CANCELLED */
+	int error_code;           /* FAILED, CANCELLED: a zkp_err */
+	char error_message[512];
+	uint8_t proof[ZKP_GROTH16_PROOF_BYTES]; /* DONE */
+	char *proof_json;                       /* DONE: NULL when not asked for */
+	uint8_t *inputs;                        /* DONE: n_inputs * 32 bytes */
+	size_t n_inputs;
+	double queue_seconds, total_seconds;
+} zkp_journal_record;
+
+/* Frees what a loaded record owns; accepts a zeroed record. */
+void zkp_journal_record_release(zkp_journal_record *r);
+
+/* The file name of request_id's record ("<sha256 hex>.job") into buf.
+ * Errors: ZKP_ERR_NOMEM (OpenSSL could not hash). */
+int zkp_journal_file_name(char buf[ZKP_JOURNAL_NAME_MAX], const char *request_id);
+
+/* Opens dir (created, mode 0700, when it does not exist; its parent must),
+ * removes the temporary files a crash left there, and keeps at most history
+ * result records from then on. Reads no record (zkp_journal_load does).
+ * Errors: ZKP_ERR_IO naming the directory and the errno text (not a
+ * directory, no permission), ZKP_ERR_NOMEM. */
+int zkp_journal_open(zkp_journal **ret, const char *dir, uint32_t history, zkp_error *err);
+/* NULL is a no-op. Leaves every file in place. */
+void zkp_journal_free(zkp_journal *j);
+
+/* Reads every NAME.job: *ret gets the valid records ordered by sequence
+ * (malloc'd array; release each record, then free the array). Bad files
+ * are renamed .bad (WARN logged); result records beyond `history` are
+ * removed, oldest first. Call once, after open. Errors: ZKP_ERR_IO (the
+ * directory cannot be listed), ZKP_ERR_NOMEM. */
+int zkp_journal_load(zkp_journal *j, zkp_journal_record **ret, size_t *n, zkp_error *err);
+
+/* Writes r (r->request_id non-empty) atomically as its NAME.job, replacing
+ * the file there; r->seq gets its sequence number. A result record may push
+ * the oldest one out (history). Errors, with a message naming the file and
+ * the errno text: ZKP_ERR_IO (disk full, permissions, ...), ZKP_ERR_INVAL
+ * (no request_id), ZKP_ERR_NOMEM. */
+int zkp_journal_write(zkp_journal *j, zkp_journal_record *r, zkp_error *err);
+
+/* Removes request_id's file, if any, and makes that durable. */
+void zkp_journal_remove(zkp_journal *j, const char *request_id);
+
+/* Renames request_id's file NAME.job.bad with a WARN line giving why. */
+void zkp_journal_set_aside(zkp_journal *j, const char *request_id, const char *why);
+
+/* ---- engine glue (the server's loop thread) ---- */
+
+/* At start, before listening: loads the journal; puts each result record
+ * back into the engine's finished-job history (zkp_engine_restore_result),
+ * oldest first, and resubmits each pending entry with its request_id,
+ * priority and witness, in submit order. An entry for a circuit that is no
+ * longer configured is set aside (.bad); one that the engine refuses for
+ * another reason (a witness path gone, a limit) becomes a FAILED result
+ * with the engine's error, so the client learns why. Logs one INFO line
+ * with the counts. Errors: zkp_journal_load's. */
+int zkp_journal_restore(zkp_journal *j, zkp_engine *e, zkp_error *err);
+
+/* zkp_engine_submit, with the job journaled first when j is not NULL, the
+ * spec has a request_id and no job with that request_id is known (a Submit
+ * that attaches writes nothing). When the entry cannot be written the
+ * Submit is refused with ZKP_ERR_IO naming the file and the errno text; when
+ * the engine refuses the job the entry is removed again. */
+int zkp_journal_submit(zkp_journal *j, zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id,
+		       bool *attached, zkp_error *err);
+
+/* An engine event, seen by the server. When a journaled job ended, its
+ * entry is replaced by its result record (or removed when the engine has
+ * already forgotten the job: server.job_history = 0). A job CANCELLED while
+ * shutting_down (by the shutdown, or by a Cancel that came during it: the
+ * two look alike here) keeps its pending entry: it runs again after the
+ * restart.
+ * A result that cannot be written is logged (WARN); the pending entry then
+ * stays, and the job runs again after a restart. NULL j is a no-op. */
+void zkp_journal_job_event(zkp_journal *j, zkp_engine *e, const zkp_engine_event *ev,
+			   bool shutting_down);
+
+#endif
