@@ -74,6 +74,8 @@ const zkp_option zkp_options[] = {
 	  "auto (every GPU found, else the CPU), cpu, or GPU indices such as 0,1" },
 	{ "gpus", "workers_per_device", ZKP_OPT_U32, CFG(workers_per_device), 0, "1", NULL, 1, 64,
 	  NULL, "Jobs proved at once on each device" },
+	{ "gpus", "fallback_cpu", ZKP_OPT_BOOL, CFG(fallback_cpu), 0, "false", NULL, 0, 0, NULL,
+	  "A job hit by a device fault is proved again on the CPU backend instead of failing" },
 	{ "pipeline", "depth", ZKP_OPT_U32, CFG(pipeline_depth), 0, "2", NULL, 1, 64, NULL,
 	  "Jobs between the CPU and device stages" },
 	{ "synthesis", "threads", ZKP_OPT_U32, CFG(synthesis_threads), 0, "0", NULL, 0, 1024, NULL,

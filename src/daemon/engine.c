@@ -14,6 +14,9 @@
 #include <unistd.h>
 
 #include "engine_int.h"
+#ifdef ZKPD_HAVE_CUDA
+#include "zkpd/backend_cuda.h"
+#endif
 #include "zkpd/log.h"
 #include "zkpd/mem.h"
 
@@ -381,6 +384,12 @@ static void log_summary(const struct job *j)
 	append(json, sizeof(json), &jl,
 	       "\"job\":%" PRIu64 ",\"circuit\":\"%s\",\"priority\":\"%s\",\"state\":\"%s\"",
 	       j->id, j->circ->cfg.name, prio, state);
+	if (j->dev) {
+		append(text, sizeof(text), &tl, " device %s%s", j->dev->name,
+		       j->fell_back ? " (proved on the CPU after a device fault)" : "");
+		append(json, sizeof(json), &jl, ",\"device\":\"%s\",\"cpu_fallback\":%s",
+		       j->dev->name, j->fell_back ? "true" : "false");
+	}
 	if (j->state != ZKP_JOB_DONE && j->error_code) {
 		append(text, sizeof(text), &tl, " error %s", zkp_err_name(j->error_code));
 		append(json, sizeof(json), &jl, ",\"error\":\"%s\"", zkp_err_name(j->error_code));
@@ -961,7 +970,8 @@ int zkp_engine_get_status(zkp_engine *e, zkp_engine_status *ret)
 	ret->pipelines = calloc(e->n_pipelines ? e->n_pipelines : 1, sizeof(*ret->pipelines));
 	ret->circuits = calloc(e->n_circuits ? e->n_circuits : 1, sizeof(*ret->circuits));
 	ret->jobs = calloc(n_jobs ? n_jobs : 1, sizeof(*ret->jobs));
-	if (!ret->pipelines || !ret->circuits || !ret->jobs) {
+	ret->devices = calloc(e->n_devs ? e->n_devs : 1, sizeof(*ret->devices));
+	if (!ret->pipelines || !ret->circuits || !ret->jobs || !ret->devices) {
 		rc = ZKP_ERR_NOMEM;
 		goto out;
 	}
@@ -978,6 +988,21 @@ int zkp_engine_get_status(zkp_engine *e, zkp_engine_status *ret)
 		pi->proofs = pl->proofs;
 	}
 	ret->n_pipelines = e->n_pipelines;
+	for (size_t i = 0; i < e->n_devs; i++) {
+		const struct device *d = &e->devs[i];
+		zkp_device_info *di = &ret->devices[i];
+		snprintf(di->name, sizeof(di->name), "%s", d->name);
+		snprintf(di->kind, sizeof(di->kind), "%s", d->kind);
+		di->pipelines = (uint32_t)(e->n_pipelines / e->n_devs);
+		di->faults = d->faults;
+		di->cpu_fallbacks = d->fallbacks;
+#ifdef ZKPD_HAVE_CUDA
+		if (d->gpu >= 0)
+			zkp_backend_cuda_mem_info(d->inner ? d->inner : d->be, &di->memory_bytes,
+						  &di->memory_used_bytes);
+#endif
+	}
+	ret->n_devices = e->n_devs;
 	for (size_t i = 0; i < e->n_circuits; i++) {
 		const struct circuit *c = &e->circuits[i];
 		zkp_circuit_info *ci = &ret->circuits[i];
@@ -1034,9 +1059,12 @@ out:
 void zkp_engine_status_release(zkp_engine_status *s)
 {
 	free(s->pipelines);
+	free(s->devices);
 	free(s->circuits);
 	free(s->jobs);
 	s->pipelines = NULL;
+	s->devices = NULL;
+	s->n_devices = 0;
 	s->circuits = NULL;
 	s->jobs = NULL;
 	s->n_pipelines = s->n_circuits = s->n_jobs = 0;
@@ -1187,9 +1215,15 @@ int zkp_engine_new(zkp_engine **ret, const zkp_config *cfg, zkp_engine_notify_fn
 		zkp_error_set(err, rc, "cannot start the engine's threads");
 		goto out;
 	}
+	char names[256] = "";
+	size_t nl = 0;
+	for (size_t i = 0; i < e->n_devs && nl < sizeof(names); i++)
+		nl += (size_t)snprintf(names + nl, sizeof(names) - nl, "%s%s", i ? ", " : "",
+				       e->devs[i].name);
 	zkp_log(ZKP_LOG_INFO,
-		"engine: %zu pipelines on %s, %u threads, memory budget %" PRIu64 " bytes",
-		e->n_pipelines, e->dev.name, e->threads, e->budget);
+		"engine: %zu pipelines on %s, %u threads, memory budget %" PRIu64 " bytes%s",
+		e->n_pipelines, names, e->threads, e->budget,
+		e->cfg.fallback_cpu ? ", CPU fallback after device faults" : "");
 	*ret = e;
 	e = NULL;
 out:

@@ -29,9 +29,18 @@
  * waits behind NORMAL work for memory. The queue between a pipeline's CPU
  * and device stages (pipeline.depth jobs) is ordered by priority too.
  *
- * Pipelines. devices ("auto" or "cpu": the CPU backend as one device; a
- * list of GPU indices: ZKP_ERR_CONFIG while this build has no CUDA backend)
- * times gpus.workers_per_device pipelines. Each has three threads:
+ * Devices. gpus.devices: "cpu" (the CPU backend as one device), "auto"
+ * (every CUDA device found, else the CPU) or a list of GPU indices (each
+ * must be present: ZKP_ERR_CONFIG otherwise, and always in a build without
+ * the CUDA backend). Each device has its own backend (one stream per GPU)
+ * and lock; a job runs wholly on the device of the pipeline that took it.
+ * The first job of a circuit to reach a device makes the key's G1 queries
+ * resident there (zkp_groth16_resident); they stay until the circuit is
+ * unloaded. A stage failing with ZKP_ERR_DEVICE fails that job alone and
+ * is counted on the device; with gpus.fallback_cpu the job is proved again
+ * on a CPU backend of the engine's instead, once, and a WARN line says so.
+ *
+ * Pipelines. gpus.workers_per_device per device. Each has three threads:
  *   cpu      WITNESS (decode, range checks) and EVAL (A w, B w, C w)
  *   device   NTT and MSM (G1), holding the device's lock for kernel time
  *   finalize ASSEMBLE (G2 MSM join, randomizers, A, B, C) and VERIFY
@@ -267,6 +276,18 @@ typedef struct {
 	uint64_t proofs;
 } zkp_pipeline_info;
 
+/* A device the pipelines prove on (gpus.devices). */
+typedef struct {
+	char name[32];  /* "cpu" or "cuda:N" */
+	char kind[8];   /* "cpu" or "cuda" */
+	uint32_t pipelines;
+	/* A GPU's memory and what is in use on it (0, 0 for the CPU, whose
+	 * memory is the admission budget). */
+	uint64_t memory_bytes, memory_used_bytes;
+	uint64_t faults;        /* stages that failed with ZKP_ERR_DEVICE */
+	uint64_t cpu_fallbacks; /* of those jobs, proved again on the CPU */
+} zkp_device_info;
+
 typedef struct {
 	uint64_t job_id;
 	enum zkp_stage stage;
@@ -280,6 +301,8 @@ typedef struct {
 	uint32_t queued[4]; /* by enum zkp_priority */
 	zkp_pipeline_info *pipelines;
 	size_t n_pipelines;
+	zkp_device_info *devices;
+	size_t n_devices;
 	zkp_circuit_info *circuits;
 	size_t n_circuits;
 	zkp_job_info *jobs; /* queued and running, without results */

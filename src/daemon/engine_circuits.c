@@ -47,6 +47,39 @@ static void circuit_unload_parts(zkp_pce *pce, zkp_groth16_pk *pk, zkp_groth16_p
 	zkp_pce_free(pce);
 }
 
+zkp_groth16_resident **circuit_resident_slot(struct zkp_engine *e, struct circuit *c,
+					     const struct device *d)
+{
+	if (!c->rk)
+		c->rk = calloc(e->n_devs, sizeof(*c->rk));
+	return c->rk ? &c->rk[d->index] : NULL;
+}
+
+/* Frees a slot array detached from its circuit. */
+static void resident_free_all(struct zkp_engine *e, zkp_groth16_resident **rk)
+{
+	if (!rk)
+		return;
+	for (size_t i = 0; i < e->n_devs; i++) {
+		if (!rk[i])
+			continue;
+		struct device *d = &e->devs[i];
+		pthread_mutex_lock(&d->lock);
+		zkp_groth16_resident_free(rk[i]);
+		pthread_mutex_unlock(&d->lock);
+	}
+	free(rk);
+}
+
+void circuit_drop_resident(struct zkp_engine *e, struct circuit *c)
+{
+	pthread_mutex_lock(&e->lock);
+	zkp_groth16_resident **rk = c->rk;
+	c->rk = NULL;
+	pthread_mutex_unlock(&e->lock);
+	resident_free_all(e, rk);
+}
+
 void circuits_release(struct zkp_engine *e)
 {
 	for (size_t i = 0; i < e->n_circuits; i++) {
@@ -304,6 +337,7 @@ int zkp_engine_unload(zkp_engine *e, const char *circuit, zkp_error *err)
 	zkp_pce *pce = NULL;
 	zkp_groth16_pk pk;
 	zkp_groth16_pvk *pvk = NULL;
+	zkp_groth16_resident **rk = NULL;
 	int rc = 0;
 	zkp_groth16_pk_init(&pk);
 	pthread_mutex_lock(&e->lock);
@@ -326,6 +360,8 @@ int zkp_engine_unload(zkp_engine *e, const char *circuit, zkp_error *err)
 	pce = c->pce;
 	pk = c->pk;
 	pvk = c->pvk;
+	rk = c->rk;
+	c->rk = NULL;
 	c->pce = NULL;
 	zkp_groth16_pk_init(&c->pk);
 	c->pvk = NULL;
@@ -335,6 +371,7 @@ out:
 	pthread_mutex_unlock(&e->lock);
 	if (pce)
 		zkp_log(ZKP_LOG_INFO, "circuit %s unloaded", circuit);
+	resident_free_all(e, rk);
 	circuit_unload_parts(pce, &pk, pvk, true);
 	return rc;
 }

@@ -67,6 +67,10 @@ struct circuit {
 	size_t n_tokens, cap_tokens;
 	/* Jobs holding it (admitted, not ended) and jobs queued for it. */
 	uint32_t refcount, queued;
+	/* The key's G1 queries resident on each device (e->n_devs entries,
+	 * NULL until a job of this circuit first reaches that device; each
+	 * made and read under its device's lock, freed at unload). */
+	zkp_groth16_resident **rk;
 	/* Measured stage seconds, moving averages over finished jobs. */
 	double avg[ZKP_NSTAGES];
 	bool have_avg;
@@ -93,6 +97,8 @@ struct job {
 	zkp_fr *w;
 	size_t n_w;
 	zkp_groth16_job *gj;
+	struct device *dev; /* the device of the pipeline that took it */
+	bool fell_back;     /* proved on the CPU after a device fault */
 	/* Result. */
 	uint8_t proof[ZKP_GROTH16_PROOF_BYTES];
 	char *proof_json;
@@ -105,11 +111,19 @@ struct job {
 	struct job *id_next, *rid_next;
 };
 
+/* One device the pipelines prove on: the CPU backend, or one GPU. */
 struct device {
-	char name[32];
+	uint32_t index;     /* in e->devs, and in each circuit's rk */
+	int gpu;            /* CUDA device index; -1 for the CPU */
+	char name[32];      /* "cpu" or "cuda:N" */
+	const char *kind;   /* "cpu" or "cuda" */
 	zkp_backend *be;
 	zkp_backend *inner; /* under be when faults are injected, else NULL */
-	pthread_mutex_t lock; /* held for NTT and MSM kernel time */
+	pthread_mutex_t lock; /* held for NTT and MSM kernel time, and for rk */
+	bool lock_init;
+	/* Under the engine lock: device faults seen (ZKP_ERR_DEVICE from a
+	 * stage), and how many of those jobs were proved again on the CPU. */
+	uint64_t faults, fallbacks;
 };
 
 struct pipeline {
@@ -157,8 +171,9 @@ struct zkp_engine {
 	pthread_cond_t purge_cond;
 	uint64_t purges;
 
-	struct device dev;
-	bool dev_lock_init;
+	struct device *devs;
+	size_t n_devs;
+	zkp_backend *cpu_be; /* gpus.fallback_cpu's backend (the CPU's) */
 	struct pipeline *pipelines;
 	size_t n_pipelines;
 
@@ -215,6 +230,14 @@ void take_snapshot(struct zkp_engine *e, uint64_t job_id, enum zkp_stage s);
 int circuits_init(struct zkp_engine *e);
 void circuits_release(struct zkp_engine *e);
 struct circuit *circuit_find(struct zkp_engine *e, const char *name);
+/* c's resident key slot on d, its slot array made on first use (engine
+ * lock held; NULL: out of memory). The slot itself is read and written
+ * under d's lock. */
+zkp_groth16_resident **circuit_resident_slot(struct zkp_engine *e, struct circuit *c,
+					     const struct device *d);
+/* Frees c's resident keys, each under its device's lock (engine lock not
+ * held; no job may hold c). */
+void circuit_drop_resident(struct zkp_engine *e, struct circuit *c);
 /* The purger thread (engine_pipeline.c): start, ask for a purge (any
  * thread, engine lock not needed), stop and join. */
 int purger_start(struct zkp_engine *e);

@@ -21,6 +21,9 @@
 #include "zkpd/log.h"
 #include "zkpd/mem.h"
 #include "zkpd/witness.h"
+#ifdef ZKPD_HAVE_CUDA
+#include "zkpd/backend_cuda.h"
+#endif
 
 /* ---- stage helpers ---- */
 
@@ -144,6 +147,47 @@ static void cancel_held(struct zkp_engine *e, uint64_t *slot, struct job *j)
 	end_held(e, slot, j, ZKP_ERR_CANCELLED, NULL);
 }
 
+/* ---- device faults ---- */
+
+/*
+ * A stage of j failed with rc. A device fault (ZKP_ERR_DEVICE) is counted
+ * on j's device; with gpus.fallback_cpu, and once per job, j is proved
+ * again on the CPU backend from EVAL through upto (EVAL or MSM: where the
+ * calling thread's stages end) in a new staged job (the witness is still
+ * held), and the result of that replaces rc. Other
+ * errors pass through. Called with the engine lock not held, by the
+ * thread holding j.
+ */
+static int after_fault(struct zkp_engine *e, struct job *j, int rc, enum zkp_stage upto,
+		       zkp_error *err)
+{
+	if (rc != ZKP_ERR_DEVICE)
+		return rc;
+	struct device *d = j->dev;
+	bool retry = e->cfg.fallback_cpu && !j->fell_back;
+	pthread_mutex_lock(&e->lock);
+	d->faults++;
+	if (retry)
+		d->fallbacks++;
+	pthread_mutex_unlock(&e->lock);
+	if (!retry)
+		return rc;
+	zkp_log(ZKP_LOG_WARN, "job %" PRIu64 ": device fault on %s (%s); proving it again on "
+			      "the CPU backend (gpus.fallback_cpu)", j->id, d->name, err->msg);
+	j->fell_back = true;
+	zkp_groth16_job_free(j->gj);
+	j->gj = NULL;
+	struct circuit *c = j->circ;
+	rc = zkp_groth16_job_new(&j->gj, c->pce, &c->pk, j->w, j->n_w, e->cpu_be, e->pool, err);
+	if (!rc)
+		rc = zkp_groth16_job_eval(j->gj, err);
+	if (!rc && upto >= ZKP_STAGE_NTT)
+		rc = zkp_groth16_job_ntt(j->gj, err);
+	if (!rc && upto >= ZKP_STAGE_MSM)
+		rc = zkp_groth16_job_msm(j->gj, err);
+	return rc;
+}
+
 /* ---- cpu thread: WITNESS, EVAL ---- */
 
 static int run_witness(struct job *j, zkp_error *err)
@@ -207,10 +251,13 @@ static void *cpu_main(void *arg)
 			pthread_mutex_lock(&e->lock);
 			continue;
 		}
+		j->dev = pl->dev;
 		rc = zkp_groth16_job_new(&j->gj, c->pce, &c->pk, j->w, j->n_w, pl->dev->be, e->pool,
 					 &err);
 		if (!rc)
 			rc = zkp_groth16_job_eval(j->gj, &err);
+		if (rc)
+			rc = after_fault(e, j, rc, ZKP_STAGE_EVAL, &err);
 		if (rc) {
 			end_held(e, &pl->cpu_job, j, rc, &err);
 			pthread_mutex_lock(&e->lock);
@@ -248,6 +295,54 @@ static void *cpu_main(void *arg)
 
 /* ---- device thread: NTT, MSM ---- */
 
+/* NTT and MSM of j on its pipeline's device, under the device's lock,
+ * with the key's G1 queries resident there (made by the first job of the
+ * circuit to reach the device). A job that already fell back to the CPU
+ * runs there without the lock. ZKP_ERR_CANCELLED at a boundary. */
+static int device_stages(struct zkp_engine *e, struct pipeline *pl, struct job *j,
+			 zkp_error *err)
+{
+	struct device *d = pl->dev;
+	pthread_mutex_t *lock = j->fell_back ? NULL : &d->lock;
+	zkp_groth16_resident **slot = NULL;
+	zkp_groth16_prove_times t;
+	int rc = 0;
+	if (lock) {
+		pthread_mutex_lock(&e->lock);
+		slot = circuit_resident_slot(e, j->circ, d);
+		pthread_mutex_unlock(&e->lock);
+		pthread_mutex_lock(lock);
+		if (slot && !*slot)
+			rc = zkp_groth16_resident_new(slot, &j->circ->pk, d->be, err);
+		if (!rc && slot)
+			rc = zkp_groth16_job_use_resident(j->gj, *slot);
+	}
+	if (!rc)
+		rc = zkp_groth16_job_ntt(j->gj, err);
+	if (lock)
+		pthread_mutex_unlock(lock);
+	if (rc)
+		return rc;
+	zkp_groth16_job_times(j->gj, &t);
+	stage_done(e, j, ZKP_STAGE_NTT, t.ntt);
+	maybe_purge(e);
+
+	if (!enter_stage_unlocked(e, j, ZKP_STAGE_MSM))
+		return ZKP_ERR_CANCELLED;
+	if (lock)
+		pthread_mutex_lock(lock);
+	double t0 = eng_now();
+	rc = zkp_groth16_job_msm(j->gj, err);
+	double secs = eng_now() - t0;
+	if (lock)
+		pthread_mutex_unlock(lock);
+	if (rc)
+		return rc;
+	stage_done(e, j, ZKP_STAGE_MSM, secs);
+	maybe_purge(e);
+	return 0;
+}
+
 static void *dev_main(void *arg)
 {
 	struct pipeline *pl = arg;
@@ -272,36 +367,14 @@ static void *dev_main(void *arg)
 		}
 
 		zkp_error err = { 0 };
-		zkp_groth16_prove_times t;
-		pthread_mutex_lock(&pl->dev->lock);
-		int rc = zkp_groth16_job_ntt(j->gj, &err);
-		pthread_mutex_unlock(&pl->dev->lock);
+		int rc = device_stages(e, pl, j, &err);
+		if (rc && rc != ZKP_ERR_CANCELLED)
+			rc = after_fault(e, j, rc, ZKP_STAGE_MSM, &err);
 		if (rc) {
 			end_held(e, &pl->device_job, j, rc, &err);
 			pthread_mutex_lock(&e->lock);
 			continue;
 		}
-		zkp_groth16_job_times(j->gj, &t);
-		stage_done(e, j, ZKP_STAGE_NTT, t.ntt);
-		maybe_purge(e);
-
-		if (!enter_stage_unlocked(e, j, ZKP_STAGE_MSM)) {
-			cancel_held(e, &pl->device_job, j);
-			pthread_mutex_lock(&e->lock);
-			continue;
-		}
-		pthread_mutex_lock(&pl->dev->lock);
-		double t0 = eng_now();
-		rc = zkp_groth16_job_msm(j->gj, &err);
-		double secs = eng_now() - t0;
-		pthread_mutex_unlock(&pl->dev->lock);
-		if (rc) {
-			end_held(e, &pl->device_job, j, rc, &err);
-			pthread_mutex_lock(&e->lock);
-			continue;
-		}
-		stage_done(e, j, ZKP_STAGE_MSM, secs);
-		maybe_purge(e);
 
 		pthread_mutex_lock(&e->lock);
 		while (!j->cancel && pl->finq)
@@ -415,40 +488,132 @@ static void *fin_main(void *arg)
 
 /* ---- setup ---- */
 
+#ifdef ZKPD_HAVE_CUDA
+static const bool have_cuda = true;
+#else
+static const bool have_cuda = false;
+#endif
+
+/* ZKPD_INJECT_DEVICE_FAULT_EVERY=N (fault tests): every Nth NTT or MSM on
+ * each device fails as a device fault would. */
+static int inject_faults(struct device *d, zkp_error *err)
+{
+	const char *every = getenv("ZKPD_INJECT_DEVICE_FAULT_EVERY");
+	if (!every || !*every)
+		return 0;
+	char *end;
+	unsigned long n = strtoul(every, &end, 10);
+	if (*end || n == 0 || n > 1000000)
+		return zkp_error_set(err, ZKP_ERR_CONFIG,
+				     "ZKPD_INJECT_DEVICE_FAULT_EVERY=%s: expected 1..1000000", every);
+	zkp_backend *faulty;
+	int rc = zkp_backend_faulty_new(&faulty, d->be, (unsigned)n);
+	if (rc)
+		return zkp_error_set(err, rc, "cannot create the fault-injecting backend");
+	d->inner = d->be;
+	d->be = faulty;
+	zkp_log(ZKP_LOG_WARN, "%s: injecting a device fault into every %lu-th NTT or MSM "
+			      "(ZKPD_INJECT_DEVICE_FAULT_EVERY): for fault tests only", d->name, n);
+	return 0;
+}
+
+/* Appends a device: the CPU (gpu < 0) or CUDA device gpu. */
+static int device_add(struct zkp_engine *e, int gpu, zkp_error *err)
+{
+	struct device *d = &e->devs[e->n_devs];
+	int rc;
+	memset(d, 0, sizeof(*d));
+	d->index = (uint32_t)e->n_devs;
+	d->gpu = gpu < 0 ? -1 : gpu;
+	if (gpu < 0) {
+		snprintf(d->name, sizeof(d->name), "cpu");
+		d->kind = "cpu";
+		rc = zkp_backend_cpu_new(&d->be, e->pool);
+		if (rc)
+			return zkp_error_set(err, rc, "cannot create the CPU backend");
+	} else {
+#ifdef ZKPD_HAVE_CUDA
+		snprintf(d->name, sizeof(d->name), "cuda:%d", gpu);
+		d->kind = "cuda";
+		rc = zkp_backend_cuda_new(&d->be, gpu, err);
+		if (rc)
+			return rc;
+		zkp_backend_cuda_set_host_pool(d->be, e->pool);
+#else
+		return zkp_error_set(err, ZKP_ERR_CONFIG, "GPU %d: this build has no CUDA backend",
+				     gpu);
+#endif
+	}
+	pthread_mutex_init(&d->lock, NULL);
+	d->lock_init = true;
+	e->n_devs++;
+	return inject_faults(d, err);
+}
+
+/* The GPUs this build and machine offer. */
+static int gpu_count(int *n, zkp_error *err)
+{
+	*n = 0;
+#ifdef ZKPD_HAVE_CUDA
+	int rc = zkp_backend_cuda_count(n);
+	if (rc)
+		return zkp_error_set(err, rc, "cannot count CUDA devices (see the log)");
+#else
+	(void)err;
+#endif
+	return 0;
+}
+
+/* gpus.devices: "cpu"; "auto" (every GPU, else the CPU); or GPU indices. */
+static int devices_init(struct zkp_engine *e, zkp_error *err)
+{
+	const char *spec = e->cfg.devices ? e->cfg.devices : "auto";
+	int gpus = 0;
+	int rc = strcmp(spec, "cpu") ? gpu_count(&gpus, err) : 0;
+	if (rc)
+		return rc;
+	e->devs = calloc(gpus > 0 ? (size_t)gpus : 1, sizeof(*e->devs));
+	if (!e->devs)
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory creating devices");
+	if (!strcmp(spec, "cpu") || (!strcmp(spec, "auto") && gpus == 0))
+		return device_add(e, -1, err);
+	if (!strcmp(spec, "auto")) {
+		for (int g = 0; g < gpus && !rc; g++)
+			rc = device_add(e, g, err);
+		return rc;
+	}
+	/* An index list, checked by the config parser: digits and commas. */
+	const char *p = spec;
+	while (*p && !rc) {
+		char *end;
+		long g = strtol(p, &end, 10);
+		if (g >= gpus)
+			return zkp_error_set(err, ZKP_ERR_CONFIG,
+					     "gpus.devices = %s: GPU %ld is not present (%d CUDA "
+					     "devices found%s)", spec, g, gpus,
+					     have_cuda ? "" : "; this build has no CUDA backend");
+		for (size_t i = 0; i < e->n_devs; i++)
+			if (e->devs[i].gpu == g)
+				return zkp_error_set(err, ZKP_ERR_CONFIG,
+						     "gpus.devices = %s: GPU %ld is listed twice",
+						     spec, g);
+		rc = device_add(e, (int)g, err);
+		p = *end == ',' ? end + 1 : end;
+	}
+	return rc;
+}
+
 int pipelines_init(struct zkp_engine *e, zkp_error *err)
 {
-	const char *devs = e->cfg.devices ? e->cfg.devices : "auto";
-	int rc;
-	if (strcmp(devs, "auto") && strcmp(devs, "cpu"))
-		return zkp_error_set(err, ZKP_ERR_CONFIG,
-				     "gpus.devices = %s: this build has no CUDA backend", devs);
-	snprintf(e->dev.name, sizeof(e->dev.name), "cpu");
-	rc = zkp_backend_cpu_new(&e->dev.be, e->pool);
+	int rc = devices_init(e, err);
+	if (rc)
+		return rc;
+	rc = zkp_backend_cpu_new(&e->cpu_be, e->pool);
 	if (rc)
 		return zkp_error_set(err, rc, "cannot create the CPU backend");
-	/* Fault tests: every Nth NTT or MSM fails as a device fault would. */
-	const char *every = getenv("ZKPD_INJECT_DEVICE_FAULT_EVERY");
-	if (every && *every) {
-		char *end;
-		unsigned long n = strtoul(every, &end, 10);
-		if (*end || n == 0 || n > 1000000)
-			return zkp_error_set(err, ZKP_ERR_CONFIG,
-					     "ZKPD_INJECT_DEVICE_FAULT_EVERY=%s: expected 1..1000000",
-					     every);
-		e->dev.inner = e->dev.be;
-		rc = zkp_backend_faulty_new(&e->dev.be, e->dev.inner, (unsigned)n);
-		if (rc) {
-			e->dev.be = e->dev.inner;
-			e->dev.inner = NULL;
-			return zkp_error_set(err, rc, "cannot create the fault-injecting backend");
-		}
-		zkp_log(ZKP_LOG_WARN, "injecting a device fault into every %lu-th NTT or MSM "
-				      "(ZKPD_INJECT_DEVICE_FAULT_EVERY): for fault tests only", n);
-	}
-	pthread_mutex_init(&e->dev.lock, NULL);
-	e->dev_lock_init = true;
 
-	size_t n = e->cfg.workers_per_device ? e->cfg.workers_per_device : 1;
+	size_t per = e->cfg.workers_per_device ? e->cfg.workers_per_device : 1;
+	size_t n = per * e->n_devs;
 	size_t depth = e->cfg.pipeline_depth ? e->cfg.pipeline_depth : 1;
 	e->pipelines = calloc(n, sizeof(*e->pipelines));
 	if (!e->pipelines)
@@ -460,7 +625,7 @@ int pipelines_init(struct zkp_engine *e, zkp_error *err)
 		struct pipeline *pl = &e->pipelines[i];
 		pl->e = e;
 		pl->id = (uint32_t)i;
-		pl->dev = &e->dev;
+		pl->dev = &e->devs[i / per];
 		pl->devq = calloc(depth, sizeof(*pl->devq));
 		if (!pl->devq)
 			return zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory creating pipelines");
@@ -514,11 +679,19 @@ void pipelines_release(struct zkp_engine *e)
 	free(e->pipelines);
 	e->pipelines = NULL;
 	e->n_pipelines = 0;
-	if (e->dev_lock_init)
-		pthread_mutex_destroy(&e->dev.lock);
-	e->dev_lock_init = false;
-	zkp_backend_free(e->dev.be);
-	e->dev.be = NULL;
-	zkp_backend_free(e->dev.inner);
-	e->dev.inner = NULL;
+	/* Resident keys before the backends that hold them. */
+	for (size_t i = 0; i < e->n_circuits; i++)
+		circuit_drop_resident(e, &e->circuits[i]);
+	for (size_t i = 0; i < e->n_devs; i++) {
+		struct device *d = &e->devs[i];
+		if (d->lock_init)
+			pthread_mutex_destroy(&d->lock);
+		zkp_backend_free(d->be);
+		zkp_backend_free(d->inner);
+	}
+	free(e->devs);
+	e->devs = NULL;
+	e->n_devs = 0;
+	zkp_backend_free(e->cpu_be);
+	e->cpu_be = NULL;
 }

@@ -119,6 +119,18 @@ char *zkp_metrics_text(zkp_engine *e, const zkp_server_stats *ss)
 		fprintf(f, "zkpd_pipeline_depth_used{pipeline=\"%u\"} %u\n", st.pipelines[i].id,
 			st.pipelines[i].depth_used);
 
+	family(f, "device_faults_total", "counter",
+	       "Proving stages that failed with a device fault, by device.");
+	for (size_t i = 0; i < st.n_devices; i++)
+		fprintf(f, "zkpd_device_faults_total{device=\"%s\",kind=\"%s\"} %llu\n",
+			st.devices[i].name, st.devices[i].kind,
+			(unsigned long long)st.devices[i].faults);
+	family(f, "device_cpu_fallbacks_total", "counter",
+	       "Jobs proved again on the CPU after a device fault (gpus.fallback_cpu).");
+	for (size_t i = 0; i < st.n_devices; i++)
+		fprintf(f, "zkpd_device_cpu_fallbacks_total{device=\"%s\"} %llu\n",
+			st.devices[i].name, (unsigned long long)st.devices[i].cpu_fallbacks);
+
 	family(f, "circuit_loaded", "gauge", "1 when the circuit is resident.");
 	for (size_t i = 0; i < st.n_circuits; i++)
 		fprintf(f, "zkpd_circuit_loaded{circuit=\"%s\"} %d\n", st.circuits[i].name,

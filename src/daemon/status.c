@@ -201,17 +201,22 @@ int zkp_status_build(Zkpd__V1__StatusResponse **ret, zkp_engine *e,
 		p->proofs = pi->proofs;
 	}
 
-	/* Devices: one entry per distinct device name of the pipelines. */
-	s->devices = (Zkpd__V1__DeviceStatus **)nodes(st.n_pipelines ? 1 : 0,
+	/* Devices: the CPU's memory is the admission budget; a GPU's comes
+	 * from its backend. */
+	s->devices = (Zkpd__V1__DeviceStatus **)nodes(st.n_devices,
 						     sizeof(Zkpd__V1__DeviceStatus), &ok);
-	if (ok && s->devices) {
-		s->n_devices = 1;
-		zkpd__v1__device_status__init(s->devices[0]);
-		s->devices[0]->name = dup(st.pipelines[0].device);
-		s->devices[0]->kind = dup("cpu");
-		ok = s->devices[0]->name && s->devices[0]->kind;
-		s->devices[0]->memory_bytes = st.budget;
-		s->devices[0]->memory_used_bytes = st.reserved;
+	s->n_devices = s->devices ? st.n_devices : 0;
+	for (size_t i = 0; ok && i < st.n_devices; i++) {
+		const zkp_device_info *di = &st.devices[i];
+		Zkpd__V1__DeviceStatus *d = s->devices[i];
+		zkpd__v1__device_status__init(d);
+		d->name = dup(di->name);
+		d->kind = dup(di->kind);
+		ok = d->name && d->kind;
+		d->memory_bytes = di->memory_bytes ? di->memory_bytes : st.budget;
+		d->memory_used_bytes = di->memory_bytes ? di->memory_used_bytes : st.reserved;
+		d->faults = di->faults;
+		d->cpu_fallbacks = di->cpu_fallbacks;
 	}
 
 	s->circuits = (Zkpd__V1__CircuitStatus **)nodes(st.n_circuits,

@@ -849,6 +849,8 @@ static void json_status(const Zkpd__V1__StatusResponse *s)
 		jw_str(&w, "kind", d->kind);
 		jw_u64(&w, "memory_bytes", d->memory_bytes);
 		jw_u64(&w, "memory_used_bytes", d->memory_used_bytes);
+		jw_u64(&w, "faults", d->faults);
+		jw_u64(&w, "cpu_fallbacks", d->cpu_fallbacks);
 		jw_close(&w, '}');
 	}
 	jw_close(&w, ']');
@@ -937,12 +939,14 @@ static void human_status(const Zkpd__V1__StatusResponse *s)
 		       p->cpu_job ? stage_name(p->cpu_stage) : "-", b, c, p->depth_used, p->proofs);
 	}
 
-	printf("\n%-16s %-6s %-12s %s\n", "DEVICE", "KIND", "MEMORY", "USED");
+	printf("\n%-16s %-6s %-12s %-12s %-7s %s\n", "DEVICE", "KIND", "MEMORY", "USED", "FAULTS",
+	       "CPU FALLBACKS");
 	for (size_t i = 0; i < s->n_devices; i++) {
 		const Zkpd__V1__DeviceStatus *dv = s->devices[i];
 		human_size(a, sizeof(a), dv->memory_bytes);
 		human_size(b, sizeof(b), dv->memory_used_bytes);
-		printf("%-16s %-6s %-12s %s\n", dv->name, dv->kind, a, b);
+		printf("%-16s %-6s %-12s %-12s %-7" PRIu64 " %" PRIu64 "\n", dv->name, dv->kind, a, b,
+		       dv->faults, dv->cpu_fallbacks);
 	}
 
 	printf("\n%-20s %-6s %-11s %-9s %-7s %-10s %-10s %-10s %-4s %-11s %s\n", "CIRCUIT",

@@ -11,7 +11,8 @@
 #   - a memory budget smaller than one job: jobs wait queued, status shows
 #     them, cancel ends them, nothing crashes;
 #   - injected device faults (ZKPD_INJECT_DEVICE_FAULT_EVERY): the jobs hit
-#     fail alone with ERR_DEVICE, the others succeed;
+#     fail alone with ERR_DEVICE, the others succeed; with gpus.fallback_cpu
+#     the jobs hit are proved on the CPU instead, all valid, and counted;
 #   - the job journal (server.journal_dir): a job running when zkpd is
 #     killed with SIGKILL, and one that had finished, are both returned by
 #     request_id after the restart without sending the witness again; a
@@ -347,6 +348,38 @@ if [ "$rc" -eq 0 ] && valid_proof "$vk" jpath.bin jpath.json && [ "$(journal_fil
 	ok "a path witness journals only its path (fits where the bytes did not)"
 else
 	bad "a journaled path witness" "$(said); $(journal_files) journal file(s)"
+fi
+stop_zkpd
+
+# ---- device faults with gpus.fallback_cpu ----
+# The same faults, but each job hit is proved again on the CPU backend:
+# every proof arrives and verifies, and the faults are counted.
+cat >fallback.conf <<EOF
+[gpus]
+fallback_cpu = true
+[circuit.demo]
+pce = $demo/demo.pce
+key = $demo/demo.INSECURE-DEV.params
+key_format = bellman
+EOF
+ZKPD_INJECT_DEVICE_FAULT_EVERY=23 start_daemon zkpd5.log --config fallback.conf
+good=0
+for i in $(seq 8); do
+	run "$zkpctl" --connect "$addr" prove demo "$demo/demo.wtns" --out "fb$i.bin" \
+		--public-json "fb$i.json"
+	if [ "$rc" -eq 0 ] && valid_proof "$vk" "fb$i.bin" "fb$i.json"; then
+		good=$((good + 1))
+	else
+		echo "# job $i: $(said)"
+	fi
+done
+fallbacks=$(grep -c "proving it again on the CPU backend" zkpd5.log || true)
+run "$zkpctl" --connect "$addr" --json status
+counted=$(grep -o '"cpu_fallbacks":[0-9]*' out.txt | head -1 | cut -d: -f2)
+if [ "$good" -eq 8 ] && [ "$fallbacks" -ge 1 ] && [ "${counted:-0}" -eq "$fallbacks" ]; then
+	ok "with gpus.fallback_cpu every job hit by a device fault is proved on the CPU (8 of 8 valid, $fallbacks fell back, status counts $counted)"
+else
+	bad "gpus.fallback_cpu" "$good of 8 valid, $fallbacks fallbacks logged, status says ${counted:-none}"
 fi
 stop_zkpd
 
