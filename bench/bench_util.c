@@ -62,6 +62,23 @@ void json_end_object(void)
 		fputs("\n", stdout);
 }
 
+void json_begin_array(const char *key)
+{
+	key_prefix(key);
+	fputs("[", stdout);
+	depth++;
+	need_comma[depth] = false;
+}
+
+void json_end_array(void)
+{
+	depth--;
+	fputs("\n", stdout);
+	for (int i = 0; i < depth; i++)
+		fputs("  ", stdout);
+	fputs("]", stdout);
+}
+
 void json_num(const char *key, double v)
 {
 	key_prefix(key);

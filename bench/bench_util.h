@@ -16,6 +16,10 @@ double bench_median(double *v, size_t n);
  * placed automatically. Nesting depth at most 16. */
 void json_begin_object(const char *key);
 void json_end_object(void);
+/* An array member (key NULL inside an array); its elements are objects or
+ * values with key NULL. */
+void json_begin_array(const char *key);
+void json_end_array(void);
 void json_num(const char *key, double v);
 void json_str(const char *key, const char *v);
 void json_done(void);

@@ -1,20 +1,31 @@
 #!/usr/bin/env bash
 # GPU check for a lent GPU machine (shared/DESIGN.md, "Where things run"):
-# builds with the CUDA backend into build-gpu, runs the gpu tests (every
-# kernel against the CPU backend) and the host math test, then times the
-# G1 MSM at 2^20..2^26 and the NTT at 2^20..2^26 and prints a table last.
-# Designed to finish within 8 minutes on an H200.
+# builds with the CUDA backend into build-gpu, runs the host math test and
+# the gpu tests (every kernel against the CPU backend), times whole
+# verified proofs of a PoRep-shaped circuit (2^20 against the CPU backend,
+# 2^24 on the GPU) with zkpd-bench prove, then the G1 MSM at 2^20..2^26
+# (random and witness-like scalars) and the NTT at 2^20..2^27 with
+# zkpd-gpu-bench (medians of 3-5 runs), and prints the JSON lines, then a
+# table last.
+#
+# Time: the whole script is meant to finish within 8 minutes on one H200.
+# The timing step gets what is left of TOTAL_S (default 480) after the
+# build and the tests, less a margin of 45 s; zkpd-gpu-bench skips sizes
+# its prediction puts past that budget and says so ("skipped": "time
+# budget" lines, "skipped" table rows).
 #
 # Usage: bench/gpu-check.sh [BUILD_DIR]   (default: build-gpu next to bench/)
-# Environment: JOBS (build parallelism, default: all cores),
-#              MSM_MAX / NTT_MAX (largest log2 size, default 26).
+# Environment: JOBS (build parallelism, default: all cores), TOTAL_S,
+#              MSM_MAX / NTT_MAX (largest log2 size, default 26 / 27),
+#              PROVE_LOG (the GPU-only proof's domain, default 24).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build-gpu}
 jobs=${JOBS:-$(nproc)}
 msm_max=${MSM_MAX:-26}
-ntt_max=${NTT_MAX:-26}
+ntt_max=${NTT_MAX:-27}
+total_s=${TOTAL_S:-480}
 log=$build/gpu-check.log
 start=$SECONDS
 
@@ -33,7 +44,8 @@ cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DZKPD_CUDA=
 	-DZKPD_JEMALLOC=OFF >/dev/null
 
 step "build"
-cmake --build "$build" -j "$jobs" --target test_gpu_backend test_cuda_math zkpd-gpu-bench
+cmake --build "$build" -j "$jobs" --target test_gpu_backend test_cuda_math zkpd-gpu-bench \
+	zkpd-bench
 
 mkdir -p "$build"
 : >"$log"
@@ -55,29 +67,58 @@ if grep -q "(Skipped)" "$log"; then
 	status=1
 fi
 
+step "whole proofs (zkpd-bench prove --synth)"
+# A PoRep-shaped proof on the GPU against the CPU backend at 2^20 (the
+# ratio), then on the GPU alone at 2^PROVE_LOG (default 24; the INSECURE
+# development key is made in memory first, about a minute on 16 cores).
+# Each proof is verified before it counts.
+prove_json=$build/gpu-prove.json
+: >"$prove_json"
+for args in "--synth 20 --backends cuda,cpu" "--synth ${PROVE_LOG:-24} --backends cuda"; do
+	# shellcheck disable=SC2086
+	if ! timeout 240 "$build/bench/zkpd-bench" prove $args --runs 3 \
+		--threads "$(nproc)" >>"$prove_json" 2>>"$log"; then
+		echo "zkpd-bench prove $args FAILED (see $log)"
+		status=1
+	fi
+done
+prove_rows=$(python3 - "$prove_json" <<'EOF' 2>/dev/null || true
+import json, sys
+text = open(sys.argv[1]).read()
+dec, i = json.JSONDecoder(), 0
+while True:
+    while i < len(text) and text[i].isspace():
+        i += 1
+    if i >= len(text):
+        break
+    o, i = dec.raw_decode(text, i)
+    for b in [o] + o.get("compare", []):
+        m = b["median_ms"]
+        print("prove %-8s 2^%-3d %5d runs: proof %9.1f ms (eval %.1f, ntt %.1f, G1 MSMs %.1f, "
+              "G2 %.1f, key resident %.0f ms)%s" % (b["backend"], o["domain_log2"], o["runs"],
+              m["prove"], m["eval"], m["ntt"], m["g1_msms"], m["msm_b_g2"], b["resident_ms"],
+              "  cpu/gpu %.1fx" % (1 / b["prove_ratio"]) if "prove_ratio" in b else ""))
+EOF
+)
+echo "$prove_rows"
+
 step "timing"
 json=$build/gpu-bench.json
-if ! timeout 300 "$build/bench/zkpd-gpu-bench" ntt 20 "$ntt_max" msm 20 "$msm_max" \
-	| tee "$json"; then
+table=$build/gpu-bench.table
+budget=$((total_s - (SECONDS - start) - 45))
+if [ "$budget" -lt 30 ]; then
+	budget=30
+fi
+echo "timing budget: ${budget} s"
+if ! timeout $((budget + 60)) "$build/bench/zkpd-gpu-bench" --budget "$budget" \
+	ntt 20 "$ntt_max" msm 20 "$msm_max" 2>"$table" | tee "$json"; then
 	echo "zkpd-gpu-bench FAILED (partial results kept)"
 	status=1
 fi
 
 step "done"
-# One table from the JSON lines: {"op":"msm_g1","log_n":20,"ms":..} and
-# {"op":"ntt","log_n":20,"fwd_ms":..,"inv_coset_ms":..}.
-awk '
-function field(line, key,    re, v) {
-	re = "\"" key "\":[^,}]*"
-	if (!match(line, re)) return ""
-	v = substr(line, RSTART + length(key) + 3, RLENGTH - length(key) - 3)
-	gsub(/"/, "", v)
-	return v
-}
-BEGIN { printf "%-8s %6s %12s %16s\n", "op", "log_n", "ms", "inv_coset_ms" }
-/"op":"msm_g1"/ { printf "%-8s %6s %12s %16s\n", "msm_g1", field($0, "log_n"), field($0, "ms"), "-" }
-/"op":"ntt"/ { printf "%-8s %6s %12s %16s\n", "ntt", field($0, "log_n"), field($0, "fwd_ms"), field($0, "inv_coset_ms") }
-' "$json"
+cat "$table"
+[ -n "$prove_rows" ] && echo "$prove_rows"
 if [ "$status" -eq 0 ]; then
 	echo "gpu-check: all checks passed in $((SECONDS - start)) s"
 else
