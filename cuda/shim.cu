@@ -46,15 +46,27 @@ struct dev_domain {
 	ntt_dev_domain dev;
 };
 
+/* Freed pinned blocks kept for the next host_alloc of the same rounded
+ * size: page-locking gigabytes takes a good part of a second, and a
+ * daemon stages the same circuit's a, b, c proof after proof. */
+#define PINNED_SLOTS 2
+#define PINNED_GRANULE ((size_t)2 << 20)
+
+struct pinned_block {
+	void *p;
+	size_t bytes; /* rounded */
+};
+
 struct cuda_backend {
 	zkp_backend base; /* first: the table's callers hold &base */
 	int device;
 	cudaStream_t stream;
 	zkp_pool *host_pool;
-	pthread_mutex_t lock; /* domains, next_slot, last */
+	pthread_mutex_t lock; /* domains, next_slot, last, pinned */
 	dev_domain domains[DOMAIN_SLOTS];
 	unsigned next_slot;
 	zkp_error last;
+	pinned_block pinned[PINNED_SLOTS];
 };
 
 static cuda_backend *cuda_of(zkp_backend *be)
@@ -135,6 +147,8 @@ static void drop_domain(cuda_backend *cb, dev_domain *d)
 	memset(d, 0, sizeof(*d));
 }
 
+static void pinned_release(cuda_backend *cb, void *p, size_t rounded);
+
 static void cuda_destroy(zkp_backend *be)
 {
 	cuda_backend *cb = cuda_of(be);
@@ -144,6 +158,9 @@ static void cuda_destroy(zkp_backend *be)
 			drop_domain(cb, &cb->domains[i]);
 		cudaStreamDestroy(cb->stream);
 	}
+	for (unsigned i = 0; i < PINNED_SLOTS; i++)
+		if (cb->pinned[i].p)
+			pinned_release(cb, cb->pinned[i].p, cb->pinned[i].bytes);
 	pthread_mutex_destroy(&cb->lock);
 	free(cb);
 }
@@ -452,35 +469,81 @@ out:
 	return err;
 }
 
-/* Page-locked host memory, 0 bytes taking one so that success is never
- * NULL; counted as what was asked for. */
+/* The size a pinned block of `bytes` really has: whole granules. */
+static size_t pinned_round(size_t bytes)
+{
+	size_t g = bytes ? (bytes + PINNED_GRANULE - 1) / PINNED_GRANULE : 1;
+	return g * PINNED_GRANULE;
+}
+
+static void pinned_release(cuda_backend *cb, void *p, size_t rounded)
+{
+	if (set_device(cb) == 0) {
+		cudaError_t e = cudaFreeHost(p);
+		if (e != cudaSuccess)
+			cuda_fail(cb, e, "cudaFreeHost(p)", __LINE__);
+	}
+	zkp_mem_sub(ZKP_MEM_PINNED, rounded);
+}
+
+/* Page-locked host memory in whole granules, counted at that size: a kept
+ * block of the same rounded size if there is one, else a new one (kept
+ * blocks of other sizes are let go first, so pinned memory stays near
+ * what is in use). */
 static int cuda_host_alloc(zkp_backend *be, void **ret, size_t bytes)
 {
 	cuda_backend *cb = cuda_of(be);
+	size_t rounded = pinned_round(bytes);
+	pinned_block stale[PINNED_SLOTS];
+	unsigned n_stale = 0;
 	*ret = NULL;
+	pthread_mutex_lock(&cb->lock);
+	for (unsigned i = 0; i < PINNED_SLOTS && !*ret; i++)
+		if (cb->pinned[i].p && cb->pinned[i].bytes == rounded) {
+			*ret = cb->pinned[i].p;
+			cb->pinned[i].p = NULL;
+		}
+	if (!*ret)
+		for (unsigned i = 0; i < PINNED_SLOTS; i++)
+			if (cb->pinned[i].p) {
+				stale[n_stale++] = cb->pinned[i];
+				cb->pinned[i].p = NULL;
+			}
+	pthread_mutex_unlock(&cb->lock);
+	for (unsigned i = 0; i < n_stale; i++)
+		pinned_release(cb, stale[i].p, stale[i].bytes);
+	if (*ret)
+		return 0;
 	int err = set_device(cb);
 	if (err)
 		return err;
-	CUDA_TRY(cb, cudaHostAlloc(ret, bytes ? bytes : 1, cudaHostAllocDefault));
-	zkp_mem_add(ZKP_MEM_PINNED, bytes);
+	CUDA_TRY(cb, cudaHostAlloc(ret, rounded, cudaHostAllocDefault));
+	zkp_mem_add(ZKP_MEM_PINNED, rounded);
 out:
 	if (err)
 		*ret = NULL;
 	return err;
 }
 
-/* cudaFreeHost waits for work still using the memory. */
+/* Keeps the block for the next host_alloc when a slot is free; else
+ * cudaFreeHost (which waits for work still using the memory). */
 static void cuda_host_free(zkp_backend *be, void *p, size_t bytes)
 {
 	cuda_backend *cb = cuda_of(be);
 	if (!p)
 		return;
-	if (set_device(cb) == 0) {
-		cudaError_t e = cudaFreeHost(p);
-		if (e != cudaSuccess)
-			cuda_fail(cb, e, "cudaFreeHost(p)", __LINE__);
-	}
-	zkp_mem_sub(ZKP_MEM_PINNED, bytes);
+	size_t rounded = pinned_round(bytes);
+	bool kept = false;
+	pthread_mutex_lock(&cb->lock);
+	for (unsigned i = 0; i < PINNED_SLOTS && !kept; i++)
+		if (!cb->pinned[i].p) {
+			cb->pinned[i].p = p;
+			cb->pinned[i].bytes = rounded;
+			kept = true;
+		}
+	pthread_mutex_unlock(&cb->lock);
+	if (!kept)
+		pinned_release(cb, p, rounded);
 }
 
 /* In the order of zkp_backend_ops. */

@@ -20,8 +20,13 @@
  *    download, MSM bases and scalars, h_pointwise's b and c. upload, ntt
  *    and h_pointwise's a refuse them (ZKP_ERR_INVAL).
  *  - host_alloc returns page-locked memory (cudaHostAlloc, made on the
- *    backend's device) counted under ZKP_MEM_PINNED; host_free releases it
- *    with cudaFreeHost, which waits for device work still using it.
+ *    backend's device) in whole 2 MiB granules, counted at that size under
+ *    ZKP_MEM_PINNED. host_free keeps up to two blocks for the next
+ *    host_alloc of the same rounded size (page-locking gigabytes takes a
+ *    good part of a second, and proofs of one circuit stage the same
+ *    sizes); a host_alloc of another size lets kept blocks go, and so does
+ *    zkp_backend_free. Freed for good with cudaFreeHost, which waits for
+ *    device work still using the memory.
  *  - msm_g1 runs on the device (Pippenger, cuda/msm.cu); its opts select
  *    only the window (0 or a forced c, clamped to 4..20); the accumulation
  *    form is a CPU option and is ignored, and the 0/1 split is always on:

@@ -147,16 +147,18 @@ static void test_h(void)
 	free(want);
 }
 
-/* Pinned staging memory: counted while it lives, usable as the source and
- * destination of copies. */
+/* Pinned staging memory: counted in whole 2 MiB granules while it lives or
+ * is kept for reuse, usable as the source and destination of copies; a
+ * freed block comes back for the same rounded size, and a different size
+ * lets kept blocks go. */
 static void test_host_mem(void)
 {
-	size_t bytes = (size_t)3 << 20;
+	const size_t mib = (size_t)1 << 20, bytes = 3 * mib, rounded = 4 * mib;
 	uint64_t before = zkp_mem_counter(ZKP_MEM_PINNED);
-	void *p = NULL, *q = NULL;
+	void *p = NULL, *q = NULL, *r = NULL;
 	check(zkp_backend_host_alloc(gpu, &p, bytes) == 0 && p, "host_alloc", bytes);
 	check(zkp_backend_host_alloc(gpu, &q, bytes) == 0 && q, "host_alloc", bytes);
-	check(zkp_mem_counter(ZKP_MEM_PINNED) == before + 2 * bytes, "pinned counted", bytes);
+	check(zkp_mem_counter(ZKP_MEM_PINNED) == before + 2 * rounded, "pinned counted", bytes);
 	if (p && q) {
 		tu_rand_bytes(p, bytes);
 		zkp_dbuf d;
@@ -169,7 +171,17 @@ static void test_host_mem(void)
 	zkp_backend_host_free(gpu, p, bytes);
 	zkp_backend_host_free(gpu, q, bytes);
 	zkp_backend_host_free(gpu, NULL, 0);
-	check(zkp_mem_counter(ZKP_MEM_PINNED) == before, "pinned uncounted", bytes);
+	check(zkp_mem_counter(ZKP_MEM_PINNED) == before + 2 * rounded, "kept blocks counted",
+	      bytes);
+	check(zkp_backend_host_alloc(gpu, &r, bytes - mib) == 0 && (r == p || r == q),
+	      "a kept block is reused", bytes - mib);
+	check(zkp_mem_counter(ZKP_MEM_PINNED) == before + 2 * rounded, "reuse allocates nothing",
+	      bytes);
+	zkp_backend_host_free(gpu, r, bytes - mib);
+	check(zkp_backend_host_alloc(gpu, &r, 9 * mib) == 0 && r, "host_alloc 9 MiB", 9 * mib);
+	check(zkp_mem_counter(ZKP_MEM_PINNED) == before + 10 * mib,
+	      "another size lets kept blocks go", 9 * mib);
+	zkp_backend_host_free(gpu, r, 9 * mib);
 	void *z = NULL;
 	check(zkp_backend_host_alloc(gpu, &z, 0) == 0 && z, "host_alloc 0", 0);
 	zkp_backend_host_free(gpu, z, 0);
