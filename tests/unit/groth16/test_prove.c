@@ -391,8 +391,9 @@ static void test_offhost_hides(void **state)
 			 ZKP_ERR_INVAL);
 	zkp_backend_release(oh, &v); /* a no-op */
 	zkp_backend_release(oh, &b);
-	assert_int_equal(zkp_backend_offhost_new(&oh, NULL), ZKP_ERR_INVAL);
 	zkp_backend_free(oh);
+	assert_int_equal(zkp_backend_offhost_new(&oh, NULL), ZKP_ERR_INVAL);
+	assert_null(oh);
 	env_free(&e);
 }
 
