@@ -928,8 +928,16 @@ static void test_backpressure(void **state)
 		}
 		zkp_wire_free(in);
 	}
-	assert_true(during < before + ((uint64_t)3 << 20));
+	/* AddressSanitizer holds freed memory in quarantine instead of
+	 * reusing it, so RSS grows with any churn there: a looser bound, still
+	 * below the 10 MiB of answers an unbounded server would hold. */
+#ifdef __SANITIZE_ADDRESS__
+	const uint64_t slack = (uint64_t)7 << 20;
+#else
+	const uint64_t slack = (uint64_t)3 << 20;
+#endif
 	zkp_client_close(c);
+	assert_true(during < before + slack);
 }
 
 /* server.idle_timeout (3 s here): a connection with no frame and no open
