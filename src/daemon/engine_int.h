@@ -115,10 +115,11 @@ struct job {
 struct device {
 	uint32_t index;     /* in e->devs, and in each circuit's rk */
 	int gpu;            /* CUDA device index; -1 for the CPU */
-	char name[32];      /* "cpu" or "cuda:N" */
-	const char *kind;   /* "cpu" or "cuda" */
+	char name[32];      /* "cpu", "cuda:N" or "offhost:N" */
+	const char *kind;   /* "cpu", "cuda" or "offhost" (tests) */
 	zkp_backend *be;
 	zkp_backend *inner; /* under be when faults are injected, else NULL */
+	zkp_backend *host;  /* under an offhost test device: its CPU backend */
 	pthread_mutex_t lock; /* held for NTT and MSM kernel time, and for rk */
 	bool lock_init;
 	/* Under the engine lock: device faults seen (ZKP_ERR_DEVICE from a

@@ -550,6 +550,44 @@ static int device_add(struct zkp_engine *e, int gpu, zkp_error *err)
 	return inject_faults(d, err);
 }
 
+/* ZKPD_TEST_OFFHOST_DEVICES=N (tests): N devices whose memory the host
+ * cannot see (backend.h's offhost backend) stand in for GPUs, so the
+ * daemon's device paths (uploads, resident keys per device, several
+ * devices, faults) run on machines without one. */
+static int offhost_devices(struct zkp_engine *e, const char *text, zkp_error *err)
+{
+	char *end;
+	unsigned long n = strtoul(text, &end, 10);
+	if (*end || n == 0 || n > 8)
+		return zkp_error_set(err, ZKP_ERR_CONFIG,
+				     "ZKPD_TEST_OFFHOST_DEVICES=%s: expected 1..8", text);
+	e->devs = calloc(n, sizeof(*e->devs));
+	if (!e->devs)
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory creating devices");
+	for (unsigned long i = 0; i < n; i++) {
+		struct device *d = &e->devs[e->n_devs];
+		memset(d, 0, sizeof(*d));
+		d->index = (uint32_t)e->n_devs;
+		d->gpu = -1;
+		snprintf(d->name, sizeof(d->name), "offhost:%lu", i);
+		d->kind = "offhost";
+		int rc = zkp_backend_cpu_new(&d->host, e->pool);
+		if (!rc)
+			rc = zkp_backend_offhost_new(&d->be, d->host);
+		if (rc)
+			return zkp_error_set(err, rc, "cannot create test device %s", d->name);
+		pthread_mutex_init(&d->lock, NULL);
+		d->lock_init = true;
+		e->n_devs++;
+		rc = inject_faults(d, err);
+		if (rc)
+			return rc;
+	}
+	zkp_log(ZKP_LOG_WARN, "ZKPD_TEST_OFFHOST_DEVICES=%lu: proving on %lu test devices that "
+			      "stand in for GPUs (for tests only; slower than the CPU backend)", n, n);
+	return 0;
+}
+
 /* The GPUs this build and machine offer. */
 static int gpu_count(int *n, zkp_error *err)
 {
@@ -568,6 +606,9 @@ static int gpu_count(int *n, zkp_error *err)
 static int devices_init(struct zkp_engine *e, zkp_error *err)
 {
 	const char *spec = e->cfg.devices ? e->cfg.devices : "auto";
+	const char *offhost = getenv("ZKPD_TEST_OFFHOST_DEVICES");
+	if (offhost && *offhost)
+		return offhost_devices(e, offhost, err);
 	int gpus = 0;
 	int rc = strcmp(spec, "cpu") ? gpu_count(&gpus, err) : 0;
 	if (rc)
@@ -688,6 +729,7 @@ void pipelines_release(struct zkp_engine *e)
 			pthread_mutex_destroy(&d->lock);
 		zkp_backend_free(d->be);
 		zkp_backend_free(d->inner);
+		zkp_backend_free(d->host);
 	}
 	free(e->devs);
 	e->devs = NULL;
