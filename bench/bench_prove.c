@@ -99,31 +99,6 @@ static int synth_pce(zkp_pce **ret, const char *dir, unsigned log2, uint64_t see
 	return rc;
 }
 
-/* One proof through the staged API with rk resident, like the daemon. */
-static int prove_once(zkp_groth16_proof *proof, zkp_groth16_prove_times *t, const zkp_pce *pce,
-		      const zkp_groth16_pk *pk, const zkp_fr *w, size_t n_w, zkp_backend *be,
-		      const zkp_groth16_resident *rk, zkp_pool *pool, zkp_error *err)
-{
-	zkp_groth16_job *job = NULL;
-	double t0 = bench_now_ns();
-	int rc = zkp_groth16_job_new(&job, pce, pk, w, n_w, be, pool, err);
-	if (!rc)
-		rc = zkp_groth16_job_use_resident(job, rk);
-	if (!rc)
-		rc = zkp_groth16_job_eval(job, err);
-	if (!rc)
-		rc = zkp_groth16_job_ntt(job, err);
-	if (!rc)
-		rc = zkp_groth16_job_msm(job, err);
-	if (!rc)
-		rc = zkp_groth16_job_finish(job, proof, NULL, err);
-	if (job)
-		zkp_groth16_job_times(job, t);
-	t->total = (bench_now_ns() - t0) * 1e-9;
-	zkp_groth16_job_free(job);
-	return rc;
-}
-
 static int load_witness(zkp_fr **w, uint64_t *n_w, const char *path, uint64_t seed,
 			const zkp_pce *pce, zkp_error *err)
 {
@@ -175,7 +150,8 @@ static int run_backend(double *st, double *resident_ms, long runs, zkp_backend *
 		zkp_groth16_proof proof;
 		zkp_groth16_prove_times t = { 0 };
 		if (!rc)
-			rc = prove_once(&proof, &t, pce, pk, w, (size_t)n_w, be, rk, pool, err);
+			rc = zkp_groth16_prove_resident(&proof, &t, pce, pk, w, (size_t)n_w, be, rk,
+							pool, err);
 		free(w);
 		s[ST_EVAL] = t.eval;
 		s[ST_NTT] = t.ntt;

@@ -85,6 +85,13 @@ int zkp_groth16_job_msm(zkp_groth16_job *job, zkp_error *err);
  * it once per circuit); NULL prepares it here (about 1 ms). */
 int zkp_groth16_job_finish(zkp_groth16_job *job, zkp_groth16_proof *proof,
 			   const zkp_groth16_pvk *pvk, zkp_error *err);
+/* zkp_groth16_prove (groth16_prove.h) with the key's G1 queries read from
+ * rk (made for pk and be); the same errors, and ZKP_ERR_INVAL for an rk of
+ * another key or backend. */
+int zkp_groth16_prove_resident(zkp_groth16_proof *proof, zkp_groth16_prove_times *times,
+			       const zkp_pce *pce, const zkp_groth16_pk *pk, const zkp_fr *w,
+			       size_t n_w, zkp_backend *be, const zkp_groth16_resident *rk,
+			       zkp_pool *pool, zkp_error *err);
 /* Seconds per stage so far (zeros for stages not run). */
 void zkp_groth16_job_times(const zkp_groth16_job *job, zkp_groth16_prove_times *ret);
 /* NULL is a no-op. Joins the G2 thread if one runs. */

@@ -15,10 +15,11 @@ int zkp_groth16_prove(zkp_groth16_proof *proof, zkp_groth16_prove_times *times,
 	return zkp_groth16_prove_staged(proof, times, pce, pk, w, n_w, be, pool, NULL, NULL, err);
 }
 
-int zkp_groth16_prove_staged(zkp_groth16_proof *proof, zkp_groth16_prove_times *times,
-			     const zkp_pce *pce, const zkp_groth16_pk *pk, const zkp_fr *w,
-			     size_t n_w, zkp_backend *be, zkp_pool *pool,
-			     zkp_groth16_stage_fn on_stage, void *arg, zkp_error *err)
+/* The stages in a row, with rk resident when not NULL. */
+static int prove_stages(zkp_groth16_proof *proof, zkp_groth16_prove_times *times,
+			const zkp_pce *pce, const zkp_groth16_pk *pk, const zkp_fr *w, size_t n_w,
+			zkp_backend *be, const zkp_groth16_resident *rk, zkp_pool *pool,
+			zkp_groth16_stage_fn on_stage, void *arg, zkp_error *err)
 {
 	double t_start = g16_now();
 	zkp_groth16_job *job = NULL;
@@ -26,6 +27,14 @@ int zkp_groth16_prove_staged(zkp_groth16_proof *proof, zkp_groth16_prove_times *
 	if (rc)
 		goto out;
 	g16_job_observe(job, on_stage, arg);
+	if (rk) {
+		rc = zkp_groth16_job_use_resident(job, rk);
+		if (rc) {
+			zkp_error_set(err, rc, "prove: the resident key is another key's or "
+					       "another backend's");
+			goto out;
+		}
+	}
 	rc = zkp_groth16_job_eval(job, err);
 	if (!rc)
 		rc = zkp_groth16_job_ntt(job, err);
@@ -43,4 +52,20 @@ out:
 	}
 	zkp_groth16_job_free(job);
 	return rc;
+}
+
+int zkp_groth16_prove_staged(zkp_groth16_proof *proof, zkp_groth16_prove_times *times,
+			     const zkp_pce *pce, const zkp_groth16_pk *pk, const zkp_fr *w,
+			     size_t n_w, zkp_backend *be, zkp_pool *pool,
+			     zkp_groth16_stage_fn on_stage, void *arg, zkp_error *err)
+{
+	return prove_stages(proof, times, pce, pk, w, n_w, be, NULL, pool, on_stage, arg, err);
+}
+
+int zkp_groth16_prove_resident(zkp_groth16_proof *proof, zkp_groth16_prove_times *times,
+			       const zkp_pce *pce, const zkp_groth16_pk *pk, const zkp_fr *w,
+			       size_t n_w, zkp_backend *be, const zkp_groth16_resident *rk,
+			       zkp_pool *pool, zkp_error *err)
+{
+	return prove_stages(proof, times, pce, pk, w, n_w, be, rk, pool, NULL, NULL, err);
 }
