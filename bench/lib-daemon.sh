@@ -9,7 +9,8 @@
 #                                and remove work (kept when KEEP is not empty)
 #   daemon_circuit               porep16.pce, porep16.wtns and
 #                                porep16.INSECURE-DEV.{params,vk} in work
-#   daemon_start MAX_CONNECTIONS writes zkpd.conf, starts zkpd on the Unix
+#   daemon_start MAX_CONNECTIONS writes zkpd.conf (with server.journal_dir =
+#                                work/journal when DAEMON_JOURNAL is set), starts zkpd on the Unix
 #                                socket $addr (log: work/zkpd.log) and waits
 #                                until it answers Health with porep16 loaded
 #   daemon_stop                  SIGTERM; returns 1 unless zkpd exits 0
@@ -67,6 +68,7 @@ daemon_start() {
 listen = $addr
 max_connections = $1
 witness_dir = $work
+${DAEMON_JOURNAL:+journal_dir = $work/journal}
 [circuit.porep16]
 pce = porep16.pce
 key = porep16.INSECURE-DEV.params

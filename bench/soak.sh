@@ -20,6 +20,9 @@
 #   SOAK_CONNECTIONS (1000)  SOAK_STATUS_CALLS (2000)  SOAK_PROOFS (200)
 #   SOAK_PROOF_CLIENTS (4)   SOAK_SEED (unset: the bench picks and prints one)
 #   SOAK_KEEP=1 keeps the work directory (circuit, keys, config, zkpd.log).
+#   SOAK_JOURNAL=1 runs zkpd with a job journal (server.journal_dir): every
+#   proof has a request_id, so each is written to disk and replaced by its
+#   result.
 set -euo pipefail
 
 if [ $# -ne 1 ]; then
@@ -40,7 +43,7 @@ if [ -n "${SOAK_SEED:-}" ]; then
 fi
 
 daemon_circuit
-daemon_start $((connections + clients + 64))
+DAEMON_JOURNAL=${SOAK_JOURNAL:-} daemon_start $((connections + clients + 64))
 
 status=0
 "$bench" load --connect "$addr" --connections "$connections" --status-calls "$status_calls" \
