@@ -587,15 +587,17 @@ static void test_priority_order(void **state)
 {
 	(void)state;
 	zkp_client *c = dial();
-	uint64_t blockers[6], ids[4];
+	enum { BLOCKERS = 10 };
+	uint64_t blockers[BLOCKERS], ids[4];
 	static const Zkpd__V1__Priority prio[4] = {
 		ZKPD__V1__PRIORITY__PRIORITY_LOW, ZKPD__V1__PRIORITY__PRIORITY_NORMAL,
 		ZKPD__V1__PRIORITY__PRIORITY_HIGH, ZKPD__V1__PRIORITY__PRIORITY_CRITICAL
 	};
 	/* A pipeline holds depth + 4 = 5 jobs (cpu stage, depth queue,
-	 * device stage, the queue to finalize, finalize): six blockers fill it
-	 * and keep one queued. */
-	for (int i = 0; i < 6; i++)
+	 * device stage, the queue to finalize, finalize): ten blockers fill it
+	 * and keep five queued, so the burst below still finds the pipeline
+	 * full even if this client is descheduled while a few blockers end. */
+	for (int i = 0; i < BLOCKERS; i++)
 		blockers[i] = submit(c, "slow", slow.raw, slow.raw_len,
 				     ZKPD__V1__PRIORITY__PRIORITY_NORMAL, NULL, NULL);
 	/* The four arrive in one burst, so a slot that opens meanwhile cannot
@@ -634,7 +636,7 @@ static void test_priority_order(void **state)
 		end[i] = r->queue_seconds;
 		zkp_wire_free(in);
 	}
-	for (int i = 0; i < 6; i++) {
+	for (int i = 0; i < BLOCKERS; i++) {
 		Zkpd__V1__Envelope *in = await_job(c, blockers[i], 0);
 		check_proof(&slow, result_of(in));
 		zkp_wire_free(in);
