@@ -331,6 +331,19 @@ static int handler(void *user, const char *section, const char *key, const char 
 	}
 	lines[i] = c->line;
 
+	/* libinih strips a comment after " ;" but keeps one after " #" as
+	 * part of the value, which would name a file or directory that was
+	 * never meant (a path ending in "   # made at install"). */
+	const char *hash = strstr(value, " #");
+	if (!hash)
+		hash = strstr(value, "\t#");
+	if (hash) {
+		fail(c, c->line, ZKP_ERR_CONFIG,
+		     "%s.%s: \"%s\" holds a # comment (expected the comment on its own line, "
+		     "or after \" ;\")", c->section, key, value);
+		return 1;
+	}
+
 	char *joined = NULL;
 	if (opts[i].type == ZKP_OPT_PATH && c->dir && value[0] && value[0] != '/') {
 		size_t len = strlen(c->dir) + 1 + strlen(value) + 1;

@@ -304,6 +304,12 @@ static void test_bad_values(void **state)
 		   "indices 0..63 such as 0,1)");
 	expect_err("[server]\nwitness_dir =\n",
 		   "t.ini:2: server.witness_dir: empty value (expected a path)");
+	expect_err("[server]\njournal_dir = /var/lib/zkpd/journal   # made at install\n",
+		   "t.ini:2: server.journal_dir: \"/var/lib/zkpd/journal   # made at install\" "
+		   "holds a # comment (expected the comment on its own line, or after \" ;\")");
+	expect_err("[synthesis]\nthreads = 4\t# cores\n",
+		   "t.ini:2: synthesis.threads: \"4\t# cores\" holds a # comment (expected the "
+		   "comment on its own line, or after \" ;\")");
 	/* the first error is the one reported */
 	expect_err("[server]\nmax_queued = 0\nmax_connections = 0\n",
 		   "t.ini:2: server.max_queued: out of range: \"0\" (expected a whole number, "
