@@ -3,7 +3,8 @@
 # builds with the CUDA backend into build-gpu, runs the host math test and
 # the gpu tests (every kernel against the CPU backend), times whole
 # verified proofs of a PoRep-shaped circuit (2^20 against the CPU backend,
-# 2^24 on the GPU) with zkpd-bench prove, then the G1 MSM at 2^20..2^26
+# 2^24 on the GPU) with zkpd-bench prove, four proofs through zkpd on the
+# GPU (gpus.devices = auto), then the G1 MSM at 2^20..2^26
 # (random and witness-like scalars) and the NTT at 2^20..2^27 with
 # zkpd-gpu-bench (medians of 3-5 runs), and prints the JSON lines, then a
 # table last.
@@ -22,6 +23,7 @@
 # Environment: JOBS (build parallelism, default: all cores), TOTAL_S,
 #              MSM_MAX / NTT_MAX (largest log2 size, default 26 / 27),
 #              PROVE_LOG (the GPU-only proof's domain, default 24),
+#              DAEMON_LOG (the daemon smoke test's domain, default 18),
 #              GPU_CHECK_OUT (where logs and JSON go; default BUILD_DIR, or
 #              /tmp/gpu-check with --kit).
 set -euo pipefail
@@ -38,6 +40,9 @@ if [ "${1:-}" = "--kit" ]; then
 	gputest=$bin/test_gpu_backend
 	gpubench=$bin/zkpd-gpu-bench
 	bench=$bin/zkpd-bench
+	zkp=$bin/zkp
+	zkpd=$bin/zkpd
+	zkpctl=$bin/zkpctl
 else
 	build=${1:-$root/build-gpu}
 	outdir=${GPU_CHECK_OUT:-$build}
@@ -45,6 +50,9 @@ else
 	gputest=$build/tests/gpu/test_gpu_backend
 	gpubench=$build/bench/zkpd-gpu-bench
 	bench=$build/bench/zkpd-bench
+	zkp=$build/src/tools/zkp
+	zkpd=$build/src/daemon/zkpd
+	zkpctl=$build/src/daemon/zkpctl
 fi
 jobs=${JOBS:-$(nproc)}
 msm_max=${MSM_MAX:-26}
@@ -72,7 +80,7 @@ if [ -z "$kit" ]; then
 
 	step "build"
 	cmake --build "$build" -j "$jobs" --target test_gpu_backend test_cuda_math \
-		zkpd-gpu-bench zkpd-bench
+		zkpd-gpu-bench zkpd-bench zkpd zkpctl zkp
 fi
 
 : >"$log"
@@ -130,6 +138,72 @@ EOF
 )
 echo "$prove_rows"
 
+step "zkpd on the GPU (4 concurrent proofs through the daemon, each verified)"
+# The daemon's device path on the real device: gpus.devices = auto must
+# find the GPU, the key's G1 queries go resident there, and every proof
+# must verify with the circuit's vk. A 2^DAEMON_LOG PoRep-shaped circuit
+# (default 18) with an INSECURE development key.
+dlog=${DAEMON_LOG:-18}
+dd=$(mktemp -d /tmp/zkpd-gpu-check.XXXXXX)
+daemon_row="zkpd: not run"
+if "$zkp" synth --shape porep --constraints $(((1 << dlog) - 64)) -o "$dd/c.pce" \
+	--witness "$dd/c.wtns" >>"$log" 2>&1 &&
+	"$zkp" setup "$dd/c.pce" -o "$dd/c" >>"$log" 2>&1; then
+	cat >"$dd/zkpd.conf" <<CONF
+# INSECURE development key: GPU check only
+[server]
+listen = unix:$dd/zkpd.sock
+[gpus]
+devices = auto
+[circuit.c]
+pce = $dd/c.pce
+key = $dd/c.INSECURE-DEV.params
+key_format = bellman
+preload = true
+CONF
+	"$zkpd" --config "$dd/zkpd.conf" 2>"$outdir/zkpd.log" &
+	zpid=$!
+	up=0
+	for _ in $(seq 600); do
+		kill -0 "$zpid" 2>/dev/null || break
+		if "$zkpctl" --connect "unix:$dd/zkpd.sock" --timeout 2 status 2>/dev/null |
+			grep -q '^c  *yes'; then
+			up=1
+			break
+		fi
+		sleep 0.2
+	done
+	valid=0
+	if [ "$up" -eq 1 ]; then
+		ps=()
+		for i in 1 2 3 4; do
+			"$zkpctl" --connect "unix:$dd/zkpd.sock" --timeout 300 prove c "$dd/c.wtns" \
+				--out "$dd/p$i.bin" --public-json "$dd/p$i.json" >>"$log" 2>&1 &
+			ps+=($!)
+		done
+		for i in 1 2 3 4; do
+			if wait "${ps[$((i - 1))]}" && "$zkp" verify --vk "$dd/c.INSECURE-DEV.vk" \
+				--proof "$dd/p$i.bin" --public "$dd/p$i.json" 2>/dev/null | grep -qx valid; then
+				valid=$((valid + 1))
+			fi
+		done
+		"$zkpctl" --connect "unix:$dd/zkpd.sock" status >"$outdir/zkpd-status.txt" 2>&1 || true
+	fi
+	kill -TERM "$zpid" 2>/dev/null || true
+	wait "$zpid" 2>/dev/null || true
+	on_gpu=$(grep -c "done: circuit c .* device cuda:" "$outdir/zkpd.log" || true)
+	daemon_row="zkpd 2^$dlog: $valid of 4 proofs valid, $on_gpu on a GPU (status in zkpd-status.txt)"
+	if [ "$valid" -ne 4 ] || [ "$on_gpu" -ne 4 ]; then
+		status=1
+		tail -n 20 "$outdir/zkpd.log"
+	fi
+else
+	daemon_row="zkpd: the circuit or key could not be made (see $log)"
+	status=1
+fi
+rm -rf "$dd"
+echo "$daemon_row"
+
 step "timing"
 json=$outdir/gpu-bench.json
 table=$outdir/gpu-bench.table
@@ -147,6 +221,7 @@ fi
 step "done"
 cat "$table"
 [ -n "$prove_rows" ] && echo "$prove_rows"
+echo "$daemon_row"
 if [ "$status" -eq 0 ]; then
 	echo "gpu-check: all checks passed in $((SECONDS - start)) s"
 else
