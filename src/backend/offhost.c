@@ -143,30 +143,34 @@ static int msm_inputs(zkp_backend *be, zkp_dbuf *b, zkp_dbuf *s, const zkp_dbuf 
 	return rc;
 }
 
+/* An MSM in G1 or G2 (ret a zkp_g1 or zkp_g2) on decoded inputs. */
+static int oh_msm(zkp_backend *be, void *ret, bool g2, const zkp_dbuf *bases,
+		  const zkp_dbuf *scalars, const uint64_t *density, size_t n,
+		  const zkp_msm_opts *opts)
+{
+	zkp_dbuf b = { 0 }, s = { 0 };
+	size_t base_size = g2 ? sizeof(zkp_g2_affine) : sizeof(zkp_g1_affine);
+	int rc = msm_inputs(be, &b, &s, bases, base_size, scalars, density, n);
+	if (!rc)
+		rc = g2 ? zkp_backend_msm_g2(inner_of(be), ret, &b, &s, density, n, opts)
+			: zkp_backend_msm_g1(inner_of(be), ret, &b, &s, density, n, opts);
+	zkp_backend_release(inner_of(be), &s);
+	zkp_backend_release(inner_of(be), &b);
+	return rc;
+}
+
 static int oh_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
 		     const zkp_dbuf *scalars, const uint64_t *density, size_t n,
 		     const zkp_msm_opts *opts)
 {
-	zkp_dbuf b = { 0 }, s = { 0 };
-	int rc = msm_inputs(be, &b, &s, bases, sizeof(zkp_g1_affine), scalars, density, n);
-	if (!rc)
-		rc = zkp_backend_msm_g1(inner_of(be), ret, &b, &s, density, n, opts);
-	zkp_backend_release(inner_of(be), &s);
-	zkp_backend_release(inner_of(be), &b);
-	return rc;
+	return oh_msm(be, ret, false, bases, scalars, density, n, opts);
 }
 
 static int oh_msm_g2(zkp_backend *be, zkp_g2 *ret, const zkp_dbuf *bases,
 		     const zkp_dbuf *scalars, const uint64_t *density, size_t n,
 		     const zkp_msm_opts *opts)
 {
-	zkp_dbuf b = { 0 }, s = { 0 };
-	int rc = msm_inputs(be, &b, &s, bases, sizeof(zkp_g2_affine), scalars, density, n);
-	if (!rc)
-		rc = zkp_backend_msm_g2(inner_of(be), ret, &b, &s, density, n, opts);
-	zkp_backend_release(inner_of(be), &s);
-	zkp_backend_release(inner_of(be), &b);
-	return rc;
+	return oh_msm(be, ret, true, bases, scalars, density, n, opts);
 }
 
 static int oh_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, const zkp_dbuf *c,
