@@ -692,28 +692,39 @@ static const char *record_from_entry(zkp_journal_record *r, Zkpd__V1__JournalEnt
 	}
 }
 
-/* Reads one NAME.job into r. Returns NULL, or why it is not usable. */
-static const char *load_one(zkp_journal *j, const char *name, const uint8_t d[DIGEST_BYTES],
-			    zkp_journal_record *r, char *why, size_t size)
+const char *zkp_journal_decode(zkp_journal_record *r, const uint8_t *buf, size_t len,
+			       const char *name, char *why, size_t size)
 {
-	uint8_t *buf = NULL;
-	size_t len = 0;
-	const char *bad = NULL;
-	int e = read_file(j->dirfd, name, &buf, &len);
-	if (e) {
-		snprintf(why, size, "cannot read it: %s", strerror(e));
-		return why;
-	}
+	uint8_t d[DIGEST_BYTES];
+	memset(r, 0, sizeof(*r));
+	if (!parse_name(d, name))
+		return "not a journal file name (64 hex digits and .job)";
 	Zkpd__V1__JournalEntry *msg = zkpd__v1__journal_entry__unpack(NULL, len, buf);
-	free(buf);
 	if (!msg) {
 		snprintf(why, size, "%zu bytes that do not decode as a zkpd.v1.JournalEntry", len);
 		return why;
 	}
-	bad = record_from_entry(r, msg, d, why, size);
+	const char *bad = record_from_entry(r, msg, d, why, size);
 	zkpd__v1__journal_entry__free_unpacked(msg, NULL);
 	if (bad)
 		zkp_journal_record_release(r);
+	return bad;
+}
+
+/* Reads one NAME.job into r. Returns NULL, or why it is not usable. */
+static const char *load_one(zkp_journal *j, const char *name, zkp_journal_record *r, char *why,
+			    size_t size)
+{
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int e = read_file(j->dirfd, name, &buf, &len);
+	if (e) {
+		memset(r, 0, sizeof(*r));
+		snprintf(why, size, "cannot read it: %s", strerror(e));
+		return why;
+	}
+	const char *bad = zkp_journal_decode(r, buf, len, name, why, size);
+	free(buf);
 	return bad;
 }
 
@@ -757,7 +768,7 @@ int zkp_journal_load(zkp_journal *j, zkp_journal_record **ret, size_t *n, zkp_er
 			recs = nr;
 			cap = c;
 		}
-		const char *bad = load_one(j, de->d_name, d, &recs[n_recs], why, sizeof(why));
+		const char *bad = load_one(j, de->d_name, &recs[n_recs], why, sizeof(why));
 		if (bad) {
 			set_aside_name(j, de->d_name, bad);
 			changed = true;

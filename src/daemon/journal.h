@@ -106,6 +106,14 @@ void zkp_journal_free(zkp_journal *j);
  * directory cannot be listed), ZKP_ERR_NOMEM. */
 int zkp_journal_load(zkp_journal *j, zkp_journal_record **ret, size_t *n, zkp_error *err);
 
+/* One file's bytes, under the file name `name` ("NAME.job"), decoded and
+ * checked as zkp_journal_load does for each file: NULL with *r filled
+ * (release it with zkp_journal_record_release), or why the bytes are not
+ * a valid entry for that name (*r is then empty). why (size bytes) may be
+ * where the reason is written. No I/O. */
+const char *zkp_journal_decode(zkp_journal_record *r, const uint8_t *buf, size_t len,
+			       const char *name, char *why, size_t size);
+
 /* Writes r (r->request_id non-empty) atomically as its NAME.job, replacing
  * the file there; r->seq gets its sequence number. A result record may push
  * the oldest one out (history). Errors, with a message naming the file and
