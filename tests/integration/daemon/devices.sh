@@ -83,6 +83,8 @@ p0=$(sed -n 's/^zkpd_pipeline_proofs_total{pipeline="0",device="offhost:0"} \([0
 p1=$(sed -n 's/^zkpd_pipeline_proofs_total{pipeline="1",device="offhost:1"} \([0-9]*\)$/\1/p' out.txt)
 check "both devices proved (${p0:-?} and ${p1:-?})" "$(grep pipeline_proofs out.txt | tr '\n' ' ')" \
 	test "${p0:-0}" -ge 1 -a "${p1:-0}" -ge 1 -a $((${p0:-0} + ${p1:-0})) -eq 8
+check "device memory gauges for both devices" "$(grep device_memory out.txt | tr '\n' ' ')" \
+	test "$(grep -Ec '^zkpd_device_memory(_used)?_bytes\{device="offhost:[01]",kind="offhost"\} [0-9]+$' out.txt)" -eq 4
 check "job summaries name the device" "$(grep -m1 'job 1 done' two.log)" \
 	grep -Eq 'job [0-9]+ done: circuit small priority normal device offhost:[01] ' two.log
 
