@@ -174,6 +174,12 @@ typedef void (*zkp_engine_notify_fn)(void *arg);
  * creation). */
 int zkp_engine_new(zkp_engine **ret, const zkp_config *cfg, zkp_engine_notify_fn notify,
 		   void *notify_arg, zkp_error *err);
+/* Checks cfg's gpus.devices against the GPUs this build and machine offer,
+ * creating nothing (zkpd --check-config): ZKP_ERR_CONFIG naming a listed
+ * GPU that is not present, as zkp_engine_new would; ZKP_ERR_DEVICE when
+ * the GPUs cannot be counted. "auto" and "cpu" always pass. */
+int zkp_engine_check_devices(const zkp_config *cfg, zkp_error *err);
+
 /* Cancels every job, joins every thread, unloads every circuit. NULL is a
  * no-op. notify is not called once it has started. */
 void zkp_engine_free(zkp_engine *e);

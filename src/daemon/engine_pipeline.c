@@ -602,6 +602,23 @@ static int gpu_count(int *n, zkp_error *err)
 	return 0;
 }
 
+/* Every index of the list spec is below gpus: else ZKP_ERR_CONFIG naming
+ * the first that is not. */
+static int devices_present(const char *spec, int gpus, zkp_error *err)
+{
+	for (const char *p = spec; *p;) {
+		char *end;
+		long g = strtol(p, &end, 10);
+		if (g >= gpus)
+			return zkp_error_set(err, ZKP_ERR_CONFIG,
+					     "gpus.devices = %s: GPU %ld is not present (%d CUDA "
+					     "devices found%s)", spec, g, gpus,
+					     have_cuda ? "" : "; this build has no CUDA backend");
+		p = *end == ',' ? end + 1 : end;
+	}
+	return 0;
+}
+
 /* gpus.devices: "cpu"; "auto" (every GPU, else the CPU); or GPU indices. */
 static int devices_init(struct zkp_engine *e, zkp_error *err)
 {
@@ -623,25 +640,26 @@ static int devices_init(struct zkp_engine *e, zkp_error *err)
 			rc = device_add(e, g, err);
 		return rc;
 	}
-	/* An index list, checked by the config parser: digits and commas. */
-	const char *p = spec;
-	while (*p && !rc) {
+	/* An index list, checked by the config parser: digits and commas,
+	 * no index twice. */
+	rc = devices_present(spec, gpus, err);
+	for (const char *p = spec; *p && !rc;) {
 		char *end;
 		long g = strtol(p, &end, 10);
-		if (g >= gpus)
-			return zkp_error_set(err, ZKP_ERR_CONFIG,
-					     "gpus.devices = %s: GPU %ld is not present (%d CUDA "
-					     "devices found%s)", spec, g, gpus,
-					     have_cuda ? "" : "; this build has no CUDA backend");
-		for (size_t i = 0; i < e->n_devs; i++)
-			if (e->devs[i].gpu == g)
-				return zkp_error_set(err, ZKP_ERR_CONFIG,
-						     "gpus.devices = %s: GPU %ld is listed twice",
-						     spec, g);
 		rc = device_add(e, (int)g, err);
 		p = *end == ',' ? end + 1 : end;
 	}
 	return rc;
+}
+
+int zkp_engine_check_devices(const zkp_config *cfg, zkp_error *err)
+{
+	const char *spec = cfg->devices ? cfg->devices : "auto";
+	if (!strcmp(spec, "auto") || !strcmp(spec, "cpu"))
+		return 0;
+	int gpus = 0;
+	int rc = gpu_count(&gpus, err);
+	return rc ? rc : devices_present(spec, gpus, err);
 }
 
 int pipelines_init(struct zkp_engine *e, zkp_error *err)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "demo.h"
+#include "engine.h"
 #include "http.h"
 #include "server.h"
 #include "zkpd/config.h"
@@ -34,7 +35,7 @@ static void usage(FILE *f)
 		"CUDA GPU found, else the CPU backend) and the default socket\n"
 		"(unix:$XDG_RUNTIME_DIR/zkpd.sock or unix:/tmp/zkpd-UID/zkpd.sock).\n"
 		"  --config FILE           INI configuration (docs/config.md)\n"
-		"  --check-config FILE     validate FILE and the circuit files it names, exit\n"
+		"  --check-config FILE     validate FILE, the files it names and its GPU list, exit\n"
 		"  --print-default-config  print every option with its default\n"
 		"  --print-config-doc      print docs/config.md\n"
 		"  --listen ADDRESS        serve only unix:PATH or tcp:HOST:PORT (overrides\n"
@@ -70,6 +71,12 @@ static int check_files(const zkp_config *cfg, const char *name)
 				 !S_ISDIR(st.st_mode) || access(cfg->journal_dir, W_OK | X_OK))) {
 		fprintf(stderr, "%s: server.journal_dir: %s is not a writable directory\n", name,
 			cfg->journal_dir);
+		bad = 1;
+	}
+	zkp_error err = { 0 };
+	int rc = zkp_engine_check_devices(cfg, &err);
+	if (rc) {
+		fprintf(stderr, "%s: %s\n", name, zkp_error_text(&err, rc));
 		bad = 1;
 	}
 	for (size_t i = 0; i < cfg->n_circuits; i++) {

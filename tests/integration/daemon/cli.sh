@@ -68,6 +68,10 @@ printf '[circuit.x]\npce = %s\nkey = %s\nkey_format = bellman\n' \
 	"$work/missing.pce" "$demo/demo.INSECURE-DEV.params" >missing-pce.conf
 expect 2 "config naming a missing pce fails --check-config" "$zkpd" --check-config missing-pce.conf
 check "missing pce message names the file" "$(said)" has 'missing.pce' err.txt
+# No GPU 63 on any machine that runs this test.
+printf '[gpus]\ndevices = 63\n' >absent-gpu.conf
+expect 2 "a GPU that is not present fails --check-config" "$zkpd" --check-config absent-gpu.conf
+check "its message names the GPU" "$(said)" has 'GPU 63 is not present' err.txt
 
 expect 0 "health" "${ctl[@]}" health
 expect 0 "status" "${ctl[@]}" status
