@@ -193,7 +193,7 @@ n=$(wc -l <zkpd.log)
 nbad=$(grep -Evc "$line" zkpd.log || true)
 check "every log line is one JSON object ($n lines)" "$(grep -Ev "$line" zkpd.log | head -2)" \
 	test "$n" -gt 0 -a "$nbad" -eq 0
-summary='"msg":"job 1 done: circuit demo priority normal device cpu queue [0-9.]+ s total [0-9.]+ s \| witness [0-9.]+ s [0-9.]+ MiB \| eval [^"]* \| verify [0-9.]+ s [0-9.]+ MiB"'
+summary='"msg":"job 1 done: circuit demo priority normal device cpu queue [0-9.]+ s total [0-9.]+ s (\| load [0-9.]+ s )?\| witness [0-9.]+ s [0-9.]+ MiB \| eval [^"]* \| verify [0-9.]+ s [0-9.]+ MiB"'
 check "the job's summary line" "$(grep '"job":1' zkpd.log | head -1)" grep -Eq "$summary" zkpd.log
 check "the summary's JSON members" "$(grep '"job":1' zkpd.log | head -1)" \
 	grep -Eq '"job":1,"circuit":"demo","priority":"normal","state":"done","device":"cpu","cpu_fallback":false,"queue_seconds":[0-9.]+,"total_seconds":[0-9.]+,"stages":\{.*"msm":\{"seconds":[0-9.]+,"rss_mib":[0-9.]+\}.*\}\}$' zkpd.log
