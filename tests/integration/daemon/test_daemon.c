@@ -600,23 +600,42 @@ static void test_priority_order(void **state)
 	for (int i = 0; i < BLOCKERS; i++)
 		blockers[i] = submit(c, "slow", slow.raw, slow.raw_len,
 				     ZKPD__V1__PRIORITY__PRIORITY_NORMAL, NULL, NULL);
-	/* The four arrive in one burst, so a slot that opens meanwhile cannot
-	 * take one of them before the others are queued. */
+	/* The four arrive in one write of four small frames (witnesses by
+	 * path), which the daemon reads and queues in one go, so a slot that
+	 * opens meanwhile cannot take one of them before the others are
+	 * queued. */
 	uint64_t call_ids[4];
 	zkp_error err = { 0 };
+	char wpath[256];
+	snprintf(wpath, sizeof(wpath), "%s/wit/slow.raw", tmpdir);
+	uint8_t *burst = NULL;
+	size_t burst_len = 0;
 	for (int i = 0; i < 4; i++) {
 		Zkpd__V1__Envelope env = ZKPD__V1__ENVELOPE__INIT;
 		Zkpd__V1__Request req = ZKPD__V1__REQUEST__INIT;
-		Zkpd__V1__SubmitRequest sr;
-		Zkpd__V1__Witness w;
-		submit_req(&sr, &w, "slow", slow.raw, slow.raw_len, prio[i], NULL);
+		Zkpd__V1__SubmitRequest sr = ZKPD__V1__SUBMIT_REQUEST__INIT;
+		Zkpd__V1__Witness w = ZKPD__V1__WITNESS__INIT;
+		w.source_case = ZKPD__V1__WITNESS__SOURCE_PATH;
+		w.path = wpath;
+		sr.circuit = "slow";
+		sr.witness = &w;
+		sr.priority = prio[i];
 		req.call_case = ZKPD__V1__REQUEST__CALL_SUBMIT;
 		req.submit = &sr;
 		env.call_id = call_ids[i] = zkp_client_next_call_id(c);
 		env.body_case = ZKPD__V1__ENVELOPE__BODY_REQUEST;
 		env.request = &req;
-		assert_int_equal(zkp_client_send(c, &env, &err), 0);
+		uint8_t *frame;
+		size_t len;
+		assert_int_equal(zkp_wire_pack(&env, &frame, &len), 0);
+		burst = realloc(burst, burst_len + len);
+		assert_non_null(burst);
+		memcpy(burst + burst_len, frame, len);
+		burst_len += len;
+		free(frame);
 	}
+	assert_int_equal(zkp_client_send_raw(c, burst, burst_len, &err), 0);
+	free(burst);
 	for (int i = 0; i < 4; i++) {
 		Zkpd__V1__Envelope *in = NULL;
 		assert_int_equal(zkp_client_recv(c, &in, 60000, &err), 0);
