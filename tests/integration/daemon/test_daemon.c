@@ -172,6 +172,20 @@ static Zkpd__V1__Envelope *call(zkp_client *c, Zkpd__V1__Request *req, int *n_pr
 	}
 }
 
+/* Appends env's frame to the buffer *buf of *len bytes (grown as needed),
+ * for several frames sent in one write. */
+static void frames_append(uint8_t **buf, size_t *len, const Zkpd__V1__Envelope *env)
+{
+	uint8_t *frame;
+	size_t n;
+	assert_int_equal(zkp_wire_pack(env, &frame, &n), 0);
+	*buf = realloc(*buf, *len + n);
+	assert_non_null(*buf);
+	memcpy(*buf + *len, frame, n);
+	*len += n;
+	free(frame);
+}
+
 static void submit_req(Zkpd__V1__SubmitRequest *sr, Zkpd__V1__Witness *w, const char *circuit,
 		       const uint8_t *raw, size_t len, Zkpd__V1__Priority prio, const char *rid)
 {
@@ -625,14 +639,7 @@ static void test_priority_order(void **state)
 		env.call_id = call_ids[i] = zkp_client_next_call_id(c);
 		env.body_case = ZKPD__V1__ENVELOPE__BODY_REQUEST;
 		env.request = &req;
-		uint8_t *frame;
-		size_t len;
-		assert_int_equal(zkp_wire_pack(&env, &frame, &len), 0);
-		burst = realloc(burst, burst_len + len);
-		assert_non_null(burst);
-		memcpy(burst + burst_len, frame, len);
-		burst_len += len;
-		free(frame);
+		frames_append(&burst, &burst_len, &env);
 	}
 	assert_int_equal(zkp_client_send_raw(c, burst, burst_len, &err), 0);
 	free(burst);
@@ -916,17 +923,10 @@ static void test_backpressure(void **state)
 	size_t all_len = 0;
 	for (uint64_t i = 1; i <= N; i++) {
 		Zkpd__V1__Envelope env = ZKPD__V1__ENVELOPE__INIT;
-		uint8_t *frame;
-		size_t len;
 		env.call_id = i;
 		env.body_case = ZKPD__V1__ENVELOPE__BODY_REQUEST;
 		env.request = &req;
-		assert_int_equal(zkp_wire_pack(&env, &frame, &len), 0);
-		all = realloc(all, all_len + len);
-		assert_non_null(all);
-		memcpy(all + all_len, frame, len);
-		all_len += len;
-		free(frame);
+		frames_append(&all, &all_len, &env);
 	}
 	assert_int_equal(zkp_client_send_raw(c, all, all_len, &err), 0);
 	free(all);
