@@ -146,11 +146,7 @@ cat >budget.conf <<EOF
 [memory]
 budget = 1M
 critical_reserve = 1
-[circuit.demo]
-pce = $demo/demo.pce
-key = $demo/demo.INSECURE-DEV.params
-key_format = bellman
-preload = true
+$(demo_circuit_ini "$demo")
 EOF
 start_daemon zkpd3.log --config budget.conf
 run "$zkpctl" --connect "$addr" --json submit demo "$demo/demo.wtns"
@@ -208,11 +204,7 @@ cat >journal.conf <<EOF
 [server]
 journal_dir = $jdir
 witness_dir = $demo
-[circuit.demo]
-pce = $demo/demo.pce
-key = $demo/demo.INSECURE-DEV.params
-key_format = bellman
-preload = true
+$(demo_circuit_ini "$demo")
 EOF
 # journal_files: how many NAME.job files the journal holds
 journal_files() { find "$jdir" -maxdepth 1 -name '*.job' | wc -l; }
@@ -357,10 +349,7 @@ stop_zkpd
 cat >fallback.conf <<EOF
 [gpus]
 fallback_cpu = true
-[circuit.demo]
-pce = $demo/demo.pce
-key = $demo/demo.INSECURE-DEV.params
-key_format = bellman
+$(demo_circuit_ini "$demo")
 EOF
 ZKPD_INJECT_DEVICE_FAULT_EVERY=23 start_daemon zkpd5.log --config fallback.conf
 good=0

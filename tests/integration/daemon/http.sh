@@ -58,11 +58,7 @@ format = json
 [http]
 listen = 127.0.0.1:$1
 
-[circuit.demo]
-pce = $demo/demo.pce
-key = $demo/demo.INSECURE-DEV.params
-key_format = bellman
-preload = true
+$(demo_circuit_ini "$demo")
 EOF
 }
 

@@ -76,6 +76,13 @@ expect() {
 # literal) in FILE
 json_field() { sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p" "$2"; }
 
+# demo_circuit_ini DIR: the [circuit.demo] section for the demo circuit's
+# files in DIR (INSECURE development key), preloaded
+demo_circuit_ini() {
+	printf '[circuit.demo]\npce = %s/demo.pce\nkey = %s/demo.INSECURE-DEV.params\n' "$1" "$1"
+	printf 'key_format = bellman\npreload = true\n'
+}
+
 # --- proofs -----------------------------------------------------------------
 
 # verify PROOF PUBLIC WHAT: ok when `zkp verify` with the key $vk accepts PROOF
