@@ -996,6 +996,10 @@ int zkp_engine_get_status(zkp_engine *e, zkp_engine_status *ret)
 		di->pipelines = (uint32_t)(e->n_pipelines / e->n_devs);
 		di->faults = d->faults;
 		di->cpu_fallbacks = d->fallbacks;
+		/* Any device that is not a GPU proves in host memory: the
+		 * admission budget and what the admitted jobs reserve. */
+		di->memory_bytes = e->budget;
+		di->memory_used_bytes = e->reserved;
 #ifdef ZKPD_HAVE_CUDA
 		if (d->gpu >= 0)
 			zkp_backend_cuda_mem_info(d->inner ? d->inner : d->be, &di->memory_bytes,

@@ -287,8 +287,8 @@ typedef struct {
 	char name[32];  /* "cpu" or "cuda:N" */
 	char kind[8];   /* "cpu" or "cuda" */
 	uint32_t pipelines;
-	/* A GPU's memory and what is in use on it (0, 0 for the CPU, whose
-	 * memory is the admission budget). */
+	/* A GPU's memory and what is in use on it (as its driver reports);
+	 * for another device the memory budget and the admitted working sets. */
 	uint64_t memory_bytes, memory_used_bytes;
 	uint64_t faults;        /* stages that failed with ZKP_ERR_DEVICE */
 	uint64_t cpu_fallbacks; /* of those jobs, proved again on the CPU */

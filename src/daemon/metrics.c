@@ -125,23 +125,19 @@ char *zkp_metrics_text(zkp_engine *e, const zkp_server_stats *ss)
 		fprintf(f, "zkpd_device_faults_total{device=\"%s\",kind=\"%s\"} %llu\n",
 			st.devices[i].name, st.devices[i].kind,
 			(unsigned long long)st.devices[i].faults);
-	/* The CPU device's memory is the admission budget (as in Status). */
 	family(f, "device_memory_bytes", "gauge",
 	       "Memory of each device: a GPU's own, the CPU device's admission budget.");
 	for (size_t i = 0; i < st.n_devices; i++)
 		fprintf(f, "zkpd_device_memory_bytes{device=\"%s\",kind=\"%s\"} %llu\n",
 			st.devices[i].name, st.devices[i].kind,
-			(unsigned long long)(st.devices[i].memory_bytes ? st.devices[i].memory_bytes
-									 : st.budget));
+			(unsigned long long)st.devices[i].memory_bytes);
 	family(f, "device_memory_used_bytes", "gauge",
 	       "In use on each device: on a GPU as its driver reports, on the CPU device "
 	       "the admitted working sets.");
 	for (size_t i = 0; i < st.n_devices; i++)
 		fprintf(f, "zkpd_device_memory_used_bytes{device=\"%s\",kind=\"%s\"} %llu\n",
 			st.devices[i].name, st.devices[i].kind,
-			(unsigned long long)(st.devices[i].memory_bytes
-						     ? st.devices[i].memory_used_bytes
-						     : st.reserved));
+			(unsigned long long)st.devices[i].memory_used_bytes);
 	family(f, "device_cpu_fallbacks_total", "counter",
 	       "Jobs proved again on the CPU after a device fault (gpus.fallback_cpu).");
 	for (size_t i = 0; i < st.n_devices; i++)

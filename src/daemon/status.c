@@ -201,8 +201,6 @@ int zkp_status_build(Zkpd__V1__StatusResponse **ret, zkp_engine *e,
 		p->proofs = pi->proofs;
 	}
 
-	/* Devices: the CPU's memory is the admission budget; a GPU's comes
-	 * from its backend. */
 	s->devices = (Zkpd__V1__DeviceStatus **)nodes(st.n_devices,
 						     sizeof(Zkpd__V1__DeviceStatus), &ok);
 	s->n_devices = s->devices ? st.n_devices : 0;
@@ -213,8 +211,8 @@ int zkp_status_build(Zkpd__V1__StatusResponse **ret, zkp_engine *e,
 		d->name = dup(di->name);
 		d->kind = dup(di->kind);
 		ok = d->name && d->kind;
-		d->memory_bytes = di->memory_bytes ? di->memory_bytes : st.budget;
-		d->memory_used_bytes = di->memory_bytes ? di->memory_used_bytes : st.reserved;
+		d->memory_bytes = di->memory_bytes;
+		d->memory_used_bytes = di->memory_used_bytes;
 		d->faults = di->faults;
 		d->cpu_fallbacks = di->cpu_fallbacks;
 	}
