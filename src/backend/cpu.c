@@ -24,16 +24,21 @@ static void cpu_destroy(zkp_backend *be)
 	free(cpu_of(be));
 }
 
+/* 64-byte-aligned memory for the arithmetic's cache lines (aligned_alloc
+ * wants a multiple of the alignment); NULL when out of memory. */
+static void *alloc64(size_t bytes)
+{
+	size_t rounded = (bytes + 63) & ~(size_t)63;
+	if (rounded < bytes)
+		return NULL;
+	return aligned_alloc(64, rounded ? rounded : 64);
+}
+
 static int cpu_alloc(zkp_backend *be, zkp_dbuf *ret, size_t bytes)
 {
 	(void)be;
 	memset(ret, 0, sizeof(*ret));
-	/* 64-byte alignment for the arithmetic's cache lines; aligned_alloc
-	 * wants a multiple of the alignment. */
-	size_t rounded = (bytes + 63) & ~(size_t)63;
-	if (rounded < bytes)
-		return ZKP_ERR_NOMEM;
-	void *p = aligned_alloc(64, rounded ? rounded : 64);
+	void *p = alloc64(bytes);
 	if (!p)
 		return ZKP_ERR_NOMEM;
 	ret->ptr = p;
@@ -123,7 +128,7 @@ static int cpu_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
 	if (err)
 		return err;
 	size_t size = zkp_msm_g1_scratch_size(n, zkp_pool_threads(pool), opts);
-	void *scratch = aligned_alloc(64, (size + 63) & ~(size_t)63);
+	void *scratch = alloc64(size);
 	if (!scratch)
 		return ZKP_ERR_NOMEM;
 	if (density)
@@ -144,7 +149,7 @@ static int cpu_msm_g2(zkp_backend *be, zkp_g2 *ret, const zkp_dbuf *bases,
 	if (err)
 		return err;
 	size_t size = zkp_msm_g2_scratch_size(n, zkp_pool_threads(pool), opts);
-	void *scratch = aligned_alloc(64, (size + 63) & ~(size_t)63);
+	void *scratch = alloc64(size);
 	if (!scratch)
 		return ZKP_ERR_NOMEM;
 	if (density)
@@ -190,8 +195,7 @@ static int cpu_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, cons
 static int cpu_host_alloc(zkp_backend *be, void **ret, size_t bytes)
 {
 	(void)be;
-	size_t rounded = (bytes + 63) & ~(size_t)63;
-	*ret = rounded < bytes ? NULL : aligned_alloc(64, rounded ? rounded : 64);
+	*ret = alloc64(bytes);
 	return *ret ? 0 : ZKP_ERR_NOMEM;
 }
 
