@@ -1,0 +1,128 @@
+/*
+ * cs: the constraint system that gadgets write to, in one of three modes,
+ * so that one gadget code path yields both a circuit's rows and, later, its
+ * witness.
+ *
+ *  - ZKP_CS_SHAPE: counts inputs, aux variables and rows. No linear
+ *    combination is built and no value computed. It sizes the other passes.
+ *  - ZKP_CS_ROWS: blank synthesis. Every row's three linear combinations are
+ *    built and handed to a row sink (a .pce builder) with the variables
+ *    mapped to .pce columns: input i is column i, aux j is column
+ *    n_inputs + j, where n_inputs is the circuit's total (from a SHAPE pass).
+ *    Values are not computed (they read as zero/false).
+ *  - ZKP_CS_WITNESS: values only. Each allocation writes its value into the
+ *    assignment w = [inputs | aux] at its column; no linear combination is
+ *    built, no row stored, nothing is allocated per row.
+ *
+ * Variables are numbered in allocation order, inputs and aux separately,
+ * exactly as bellman/bellperson number them: ONE is input 0, the first
+ * alloc_input is input 1, the first alloc is aux 0. A gadget must allocate
+ * and enforce in the same order in every mode; structure may depend on
+ * constants, never on values.
+ *
+ * Errors are sticky: the first failure (a row the sink refuses, no memory)
+ * is kept in cs->err and later calls do nothing; callers check
+ * zkp_cs_error() once at the end.
+ *
+ * Threads: a zkp_cs is used by one thread. Several may fill disjoint parts
+ * of one witness at once (zkp_cs_init_witness_at).
+ */
+#ifndef ZKPD_CS_H
+#define ZKPD_CS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zkpd/error.h"
+#include "zkpd/ff.h"
+#include "zkpd/pce.h"
+
+enum zkp_cs_mode { ZKP_CS_SHAPE, ZKP_CS_ROWS, ZKP_CS_WITNESS };
+
+/* A variable: bit 31 set for an input, the rest is the index. */
+typedef uint32_t zkp_var;
+#define ZKP_VAR_INPUT 0x80000000u
+#define ZKP_CS_ONE ((zkp_var)ZKP_VAR_INPUT)
+
+/* Receives one row (the signature of zkp_pce_builder_add). */
+typedef int (*zkp_cs_row_fn)(void *ctx, const zkp_pce_term *a, size_t na,
+			     const zkp_pce_term *b, size_t nb, const zkp_pce_term *c, size_t nc,
+			     zkp_error *err);
+
+typedef struct {
+	zkp_var var;
+	zkp_fr coeff; /* Montgomery */
+} zkp_lc_term;
+
+/* A linear combination. Terms are kept as added (not merged) until
+ * zkp_lc_compact; the row sink merges equal columns and drops zeros, as
+ * bellperson's matrices do. Outside ROWS mode an LC stays empty. */
+typedef struct {
+	zkp_lc_term *t;
+	uint32_t n, cap;
+} zkp_lc;
+
+typedef struct zkp_cs {
+	enum zkp_cs_mode mode;
+	uint64_t inputs, aux, rows; /* allocated / emitted so far (inputs incl. ONE) */
+	uint64_t total_inputs;      /* ROWS and WITNESS: the circuit's input count */
+	zkp_fr *w;                  /* WITNESS: the assignment, not owned */
+	zkp_cs_row_fn row;          /* ROWS */
+	void *row_ctx;
+	zkp_pce_term *scratch[3];
+	size_t scratch_cap[3];
+	zkp_lc lc[3]; /* scratch rows for gadgets that build one row at a time */
+	int err;
+	zkp_error error;
+} zkp_cs;
+
+/* Powers of two 2^0 .. 2^255 (Montgomery), the coefficients of packing. */
+const zkp_fr *zkp_cs_pow2(unsigned i);
+
+void zkp_cs_init_shape(zkp_cs *cs);
+/* Rows go to row(ctx, ...); total_inputs from a SHAPE pass. */
+void zkp_cs_init_rows(zkp_cs *cs, uint64_t total_inputs, zkp_cs_row_fn row, void *ctx);
+/* w has total_inputs + total_aux entries; w[0] is set to ONE. */
+void zkp_cs_init_witness(zkp_cs *cs, uint64_t total_inputs, zkp_fr *w);
+/* A witness pass that starts as if `inputs` inputs (ONE included) and `aux`
+ * aux variables were already allocated: a part of a circuit whose variable
+ * counts before it are known fills its slice of w on its own thread. */
+void zkp_cs_init_witness_at(zkp_cs *cs, uint64_t total_inputs, zkp_fr *w, uint64_t inputs,
+			    uint64_t aux);
+void zkp_cs_release(zkp_cs *cs);
+
+static inline bool zkp_cs_rows(const zkp_cs *cs) { return cs->mode == ZKP_CS_ROWS; }
+static inline bool zkp_cs_witness(const zkp_cs *cs) { return cs->mode == ZKP_CS_WITNESS; }
+/* 0 or the first error; its message in cs->error. */
+static inline int zkp_cs_error(const zkp_cs *cs) { return cs->err; }
+/* Records an error (first one wins) and returns it. */
+int zkp_cs_fail(zkp_cs *cs, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* New aux / input variable; value is read only in WITNESS mode (NULL reads
+ * as zero). */
+zkp_var zkp_cs_alloc(zkp_cs *cs, const zkp_fr *value);
+zkp_var zkp_cs_alloc_input(zkp_cs *cs, const zkp_fr *value);
+/* New aux variable holding 0 or 1. */
+zkp_var zkp_cs_alloc_bit(zkp_cs *cs, bool value);
+/* The value a WITNESS pass gave v (zero in other modes). */
+const zkp_fr *zkp_cs_value(const zkp_cs *cs, zkp_var v);
+
+/* Row a * b = c. NULL stands for the empty combination. */
+void zkp_cs_enforce(zkp_cs *cs, const zkp_lc *a, const zkp_lc *b, const zkp_lc *c);
+
+/* ---- linear combinations (no-ops outside ROWS mode) ---- */
+void zkp_lc_release(zkp_lc *lc);
+static inline void zkp_lc_clear(zkp_lc *lc) { lc->n = 0; }
+/* lc += coeff * v; coeff NULL means 1. */
+void zkp_lc_add(zkp_cs *cs, zkp_lc *lc, zkp_var v, const zkp_fr *coeff);
+void zkp_lc_sub(zkp_cs *cs, zkp_lc *lc, zkp_var v, const zkp_fr *coeff);
+/* lc += coeff * other; coeff NULL means 1. */
+void zkp_lc_add_lc(zkp_cs *cs, zkp_lc *lc, const zkp_lc *other, const zkp_fr *coeff);
+/* lc = lc with equal variables merged and zero terms dropped (order kept
+ * by first appearance), so combinations that keep growing stay small. */
+void zkp_lc_compact(zkp_cs *cs, zkp_lc *lc);
+/* Copies src into dst. */
+void zkp_lc_copy(zkp_cs *cs, zkp_lc *dst, const zkp_lc *src);
+
+#endif

@@ -1,0 +1,135 @@
+/*
+ * gadgets: bellperson-compatible circuit gadgets over a zkp_cs (cs.h).
+ *
+ * Every gadget allocates variables and emits rows in exactly the order, and
+ * with exactly the linear combinations, of its bellperson / bellpepper-core
+ * / rust-fil-proofs counterpart (docs/filecoin-circuits.md gives each row),
+ * because a Groth16 key fixes the matrix down to the order of rows and
+ * variables. Structure depends only on which operands are constants, never
+ * on values, so SHAPE, ROWS and WITNESS passes agree.
+ *
+ * Values: every type carries its value, which is meaningful only in a
+ * WITNESS pass (constants' values are meaningful in every pass).
+ *
+ * Nothing here allocates memory per row in WITNESS mode; the few scratch
+ * combinations live in the caller's structures and are reused.
+ */
+#ifndef ZKPD_GADGETS_H
+#define ZKPD_GADGETS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zkpd/cs.h"
+
+/* ---- booleans (bellpepper-core gadgets/boolean.rs) ---- */
+
+enum zkp_bool_kind { ZKP_BOOL_CONST, ZKP_BOOL_IS, ZKP_BOOL_NOT };
+
+/* Constant, a bit variable, or the negation of one. value is the Boolean's
+ * own value (for NOT, the negation of the variable's). */
+typedef struct {
+	zkp_var var;
+	uint8_t kind;
+	bool value;
+} zkp_bool;
+
+static inline zkp_bool zkp_bool_const(bool v)
+{
+	return (zkp_bool){ .var = 0, .kind = ZKP_BOOL_CONST, .value = v };
+}
+static inline zkp_bool zkp_bool_not(zkp_bool b)
+{
+	if (b.kind == ZKP_BOOL_IS)
+		b.kind = ZKP_BOOL_NOT;
+	else if (b.kind == ZKP_BOOL_NOT)
+		b.kind = ZKP_BOOL_IS;
+	b.value = !b.value;
+	return b;
+}
+/* AllocatedBit::alloc: a new variable v and the row (1 - v) * v = 0. */
+zkp_bool zkp_bool_alloc(zkp_cs *cs, bool value);
+zkp_bool zkp_bool_xor(zkp_cs *cs, zkp_bool a, zkp_bool b);
+zkp_bool zkp_bool_and(zkp_cs *cs, zkp_bool a, zkp_bool b);
+/* (a and b) xor (not a and c) */
+zkp_bool zkp_bool_sha256_ch(zkp_cs *cs, zkp_bool a, zkp_bool b, zkp_bool c);
+/* (a and b) xor (a and c) xor (b and c) */
+zkp_bool zkp_bool_sha256_maj(zkp_cs *cs, zkp_bool a, zkp_bool b, zkp_bool c);
+/* lc += coeff * b: coeff*ONE for true, nothing for false, coeff*(ONE - v)
+ * for NOT. coeff NULL means 1. */
+void zkp_lc_add_bool(zkp_cs *cs, zkp_lc *lc, const zkp_bool *b, const zkp_fr *coeff);
+
+/* ---- numbers (bellpepper-core gadgets/num.rs, bellperson multipack.rs) ---- */
+
+typedef struct {
+	zkp_var var;
+	zkp_fr value;
+} zkp_num;
+
+zkp_num zkp_num_alloc(zkp_cs *cs, const zkp_fr *value);
+/* A new input x' and the row x' * ONE = x. */
+void zkp_num_inputize(zkp_cs *cs, const zkp_num *x);
+/* Non-strict to_bits_le: 255 allocated bits, LSB first, then the row
+ * 0 * 0 = sum 2^i b_i - x. No range check. */
+void zkp_num_to_bits_le(zkp_cs *cs, const zkp_num *x, zkp_bool bits[255]);
+/* multipack::pack_bits: the first min(n, 254) bits as a new number, row
+ * (sum 2^i bit_i) * ONE = v. */
+zkp_num zkp_pack_bits(zkp_cs *cs, const zkp_bool *bits, size_t n);
+/* multipack::pack_into_inputs: per 254-bit chunk a new input and the row
+ * (sum 2^i bit_i) * ONE = input. */
+void zkp_pack_into_inputs(zkp_cs *cs, const zkp_bool *bits, size_t n);
+/* constraint::equal: row a * ONE = b. */
+void zkp_num_enforce_equal(zkp_cs *cs, const zkp_num *a, const zkp_num *b);
+/* UInt64::alloc + pack_into_input: 64 allocated bits (LSB first), one
+ * input holding v. bits may be NULL. */
+void zkp_u64_alloc_inputize(zkp_cs *cs, uint64_t v, zkp_bool bits[64]);
+/* The 256 bits of a number's 255-bit decomposition after
+ * reverse_bit_numbering: padded with a constant false, then reversed
+ * within each byte (the 32-byte little-endian repr as a bit stream with
+ * each byte MSB first). */
+void zkp_bits_reverse_bytes(zkp_bool out[256], const zkp_bool in[255]);
+
+/* ---- 32-bit words and batched equalities (bellperson uint32.rs, multieq.rs) ---- */
+
+typedef struct {
+	zkp_bool bits[32]; /* least significant first */
+	uint32_t value;
+} zkp_u32;
+
+/* Accumulates equalities lhs = rhs of at most 253 bits in all into one row
+ * lhs * ONE = rhs, flushed before an equality would reach 254 bits and by
+ * zkp_multieq_finish. */
+typedef struct {
+	zkp_cs *cs;
+	unsigned bits_used;
+	zkp_lc lhs, rhs;
+	zkp_lc tmp_l, tmp_r; /* addmany's scratch */
+} zkp_multieq;
+
+void zkp_multieq_init(zkp_multieq *me, zkp_cs *cs);
+/* Emits the pending row if any and frees the scratch (MultiEq's drop). */
+void zkp_multieq_finish(zkp_multieq *me);
+
+zkp_u32 zkp_u32_const(uint32_t v);
+/* Bits given most significant first (UInt32::from_bits_be). */
+zkp_u32 zkp_u32_from_bits_be(const zkp_bool bits[32]);
+void zkp_u32_to_bits_be(zkp_bool out[32], const zkp_u32 *x);
+zkp_u32 zkp_u32_rotr(const zkp_u32 *x, unsigned by);
+zkp_u32 zkp_u32_shr(const zkp_u32 *x, unsigned by);
+zkp_u32 zkp_u32_xor(zkp_cs *cs, const zkp_u32 *a, const zkp_u32 *b);
+zkp_u32 zkp_u32_sha256_ch(zkp_cs *cs, const zkp_u32 *a, const zkp_u32 *b, const zkp_u32 *c);
+zkp_u32 zkp_u32_sha256_maj(zkp_cs *cs, const zkp_u32 *a, const zkp_u32 *b, const zkp_u32 *c);
+/* UInt32::addmany of 2..10 operands, modulo 2^32. */
+zkp_u32 zkp_u32_addmany(zkp_multieq *me, const zkp_u32 *ops, size_t n);
+
+/* ---- SHA-256 (bellperson gadgets/sha256.rs) ---- */
+
+/* One compression of 512 message bits (each word most significant bit
+ * first) into cur, with its own MultiEq. */
+void zkp_sha256_compress(zkp_cs *cs, const zkp_bool in[512], const zkp_u32 cur[8], zkp_u32 out[8]);
+/* SHA-256 of nbits message bits (nbits % 8 == 0) with constant padding;
+ * out is the digest as 256 bits, each word most significant bit first. */
+void zkp_sha256(zkp_cs *cs, const zkp_bool *in, size_t nbits, zkp_bool out[256]);
+
+#endif
