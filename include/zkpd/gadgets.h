@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "zkpd/cs.h"
+#include "zkpd/poseidon.h"
 
 /* ---- booleans (bellpepper-core gadgets/boolean.rs) ---- */
 
@@ -131,5 +132,12 @@ void zkp_sha256_compress(zkp_cs *cs, const zkp_bool in[512], const zkp_u32 cur[8
 /* SHA-256 of nbits message bits (nbits % 8 == 0) with constant padding;
  * out is the digest as 256 bits, each word most significant bit first. */
 void zkp_sha256(zkp_cs *cs, const zkp_bool *in, size_t nbits, zkp_bool out[256]);
+
+/* ---- Poseidon (neptune's legacy circuit, src/circuit.rs) ---- */
+
+/* Poseidon(c->domain_tag, in[0..arity)) of allocated numbers; the digest is
+ * a new allocated number. Rows: 311 / 377 / 505 / 598 for arity 2 / 4 / 8
+ * / 11 (3 per S-box, one per materialised combination). */
+zkp_num zkp_poseidon_circuit(zkp_cs *cs, const zkp_poseidon_consts *c, const zkp_num *in);
 
 #endif
