@@ -140,4 +140,59 @@ void zkp_sha256(zkp_cs *cs, const zkp_bool *in, size_t nbits, zkp_bool out[256])
  * / 11 (3 per S-box, one per materialised combination). */
 zkp_num zkp_poseidon_circuit(zkp_cs *cs, const zkp_poseidon_consts *c, const zkp_num *in);
 
+/* ---- Merkle inclusion (rust-fil-proofs gadgets/por.rs, insertion.rs) ---- */
+
+/* pick: c = cond ? a : b, a new number and the row (b - a) * cond = b - c. */
+zkp_num zkp_pick(zkp_cs *cs, zkp_bool cond, const zkp_num *a, const zkp_num *b);
+/* Inserts cur among the arity - 1 siblings at the position given by the
+ * index bits (LSB first): insert_2 (2 picks), insert_4 (8 picks) or
+ * insert_8 (nor, and, 20 picks), in rust-fil-proofs' pick order. out gets
+ * arity numbers. arity is 2, 4 or 8 (others: ZKP_ERR_INVAL in cs). */
+void zkp_insert(zkp_cs *cs, unsigned arity, const zkp_num *cur, const zkp_bool *bits,
+		const zkp_num *siblings, zkp_num *out);
+/* Tree D's node hash (filecoin-hashers sha256.rs hash_multi_leaf_circuit):
+ * each leaf to_bits_le, padded to 256 bits and reversed within bytes,
+ * SHA-256 of the concatenation, the digest's first 254 bits in byte-wise
+ * little-endian order packed into a number. Equals the native
+ * SHA-256(left || right) with the top two bits of byte 31 cleared. */
+zkp_num zkp_sha256_leaves_circuit(zkp_cs *cs, const zkp_num *leaves, unsigned n);
+
+enum zkp_tree_hash { ZKP_TREE_SHA256, ZKP_TREE_POSEIDON };
+
+/* A Merkle tree's shape: `base_levels` levels of arity arity[0] from the
+ * leaves, then one level of arity[1] (sub tree) if non-zero, then one of
+ * arity[2] (top tree) if non-zero. */
+typedef struct {
+	enum zkp_tree_hash hash;
+	unsigned base_levels;
+	unsigned arity[3];
+} zkp_tree_shape;
+
+#define ZKP_PATH_MAX_LEVELS 40
+#define ZKP_PATH_MAX_SIBLINGS 96
+
+/* An inclusion path's witness: per level the position of the current node
+ * among its siblings, and the arity - 1 sibling values, level after level. */
+typedef struct {
+	uint8_t index[ZKP_PATH_MAX_LEVELS];
+	zkp_fr siblings[ZKP_PATH_MAX_SIBLINGS];
+} zkp_path;
+
+unsigned zkp_tree_levels(const zkp_tree_shape *t);
+/* Arity of level i. */
+unsigned zkp_tree_level_arity(const zkp_tree_shape *t, unsigned level);
+/* Index bits of a path: sum over levels of log2(arity). */
+unsigned zkp_tree_index_bits(const zkp_tree_shape *t);
+/* ZKP_ERR_INVAL (detail in err) when an arity is not 2, 4 or 8, or the
+ * path would not fit a zkp_path. */
+int zkp_tree_shape_check(const zkp_tree_shape *t, zkp_error *err);
+
+/* PoRCircuit::synthesize with leaf and root as variables and the root
+ * private: per level the index bits, the siblings, insert, hash; then
+ * pack_into_inputs of all index bits (one input: the leaf's index) and
+ * the row computed_root * ONE = root. path is read in WITNESS mode only
+ * (may be NULL otherwise). */
+void zkp_por_circuit(zkp_cs *cs, const zkp_tree_shape *t, const zkp_num *leaf,
+		     const zkp_num *root, const zkp_path *path);
+
 #endif

@@ -1,0 +1,86 @@
+/*
+ * porep: Filecoin's StackedDRG PoRep partition circuit (C2), synthesized
+ * row for row as rust-fil-proofs' StackedCircuit does it
+ * (storage-proofs-porep stacked/circuit/{proof,params,create_label}.rs), so
+ * a .pce compiled from it is the matrix that Filecoin's published v28
+ * parameters were made for. docs/filecoin-circuits.md describes its rows.
+ *
+ * One partition: replica_id (input 1, decomposed to bits), comm_d (input
+ * 2), comm_r (input 3), comm_r_last and comm_c (private), comm_r =
+ * Poseidon-2(comm_c, comm_r_last); then per challenge: the data leaf's
+ * inclusion in tree D, 6 DRG and 8 expander parent columns (each hashed
+ * and proven in tree C), the challenge as 64 bits (an input), the labels
+ * of every layer recomputed from the parents, the encoding
+ * (label_L + data), its inclusion in tree R and the challenge's own column
+ * in tree C. 4 + 18 * challenges inputs including ONE.
+ *
+ * The rows depend only on the shape; values enter only in a WITNESS pass.
+ */
+#ifndef ZKPD_POREP_H
+#define ZKPD_POREP_H
+
+#include <stdint.h>
+
+#include "zkpd/cs.h"
+#include "zkpd/error.h"
+#include "zkpd/gadgets.h"
+
+#define ZKP_POREP_DRG_PARENTS 6
+#define ZKP_POREP_EXP_PARENTS 8
+#define ZKP_POREP_PARENTS (ZKP_POREP_DRG_PARENTS + ZKP_POREP_EXP_PARENTS)
+#define ZKP_POREP_LABEL_PARENTS 37
+#define ZKP_POREP_MAX_LAYERS 11
+
+typedef struct {
+	uint64_t nodes;      /* 32-byte nodes in the sector, a power of two */
+	unsigned layers;     /* 2 or 11 (the column hash is Poseidon of that arity) */
+	unsigned challenges; /* per partition */
+	unsigned tree[3];    /* arities of trees C and R: base, sub, top (0 = none) */
+	uint64_t sector_bytes; /* 0 for a test shape */
+} zkp_porep_shape;
+
+/* The published sector sizes: 2 KiB, 8 MiB, 512 MiB, 32 GiB, 64 GiB.
+ * Anything else: ZKP_ERR_INVAL naming the size and listing these. */
+int zkp_porep_shape_for_size(zkp_porep_shape *ret, uint64_t sector_bytes, zkp_error *err);
+/* Parses "2KiB", "2k", "32GiB", "32G", "34359738368", ... into bytes.
+ * ZKP_ERR_INVAL for anything else. */
+int zkp_porep_parse_size(uint64_t *ret, const char *s, zkp_error *err);
+/* ZKP_ERR_INVAL (detail names the field) for nodes not a power of two >= 2,
+ * layers other than 2 or 11, no challenges, tree arities not 2/4/8, or
+ * nodes that trees of those arities cannot hold. */
+int zkp_porep_shape_check(const zkp_porep_shape *s, zkp_error *err);
+/* Tree D (binary SHA-256) and trees C/R (Poseidon) of a checked shape. */
+void zkp_porep_tree_d(const zkp_porep_shape *s, zkp_tree_shape *ret);
+void zkp_porep_tree_cr(const zkp_porep_shape *s, zkp_tree_shape *ret);
+/* Inputs including ONE: 4 + 18 * challenges. */
+uint64_t zkp_porep_inputs(const zkp_porep_shape *s);
+
+/* One challenge's witness, as C1's vanilla proof gives it. */
+typedef struct {
+	zkp_fr data_leaf;  /* comm_d_proofs.leaf */
+	zkp_path comm_d_path;
+	zkp_fr parent_rows[ZKP_POREP_PARENTS][ZKP_POREP_MAX_LAYERS]; /* 6 DRG then 8 expander */
+	zkp_path parent_paths[ZKP_POREP_PARENTS];
+	uint64_t node;     /* the challenged node (labeling_proofs[0].node) */
+	zkp_path comm_r_last_path;
+	zkp_path comm_c_path;
+} zkp_porep_challenge;
+
+typedef struct {
+	zkp_fr replica_id, comm_d, comm_r, comm_r_last, comm_c;
+	const zkp_porep_challenge *challenges; /* shape.challenges entries */
+} zkp_porep_witness;
+
+/* The partition circuit on cs. w is read in WITNESS passes only (NULL
+ * otherwise). The shape must have passed zkp_porep_shape_check. */
+void zkp_porep_circuit(zkp_cs *cs, const zkp_porep_shape *s, const zkp_porep_witness *w);
+
+/* create_label_circuit: SHA-256 of replica_id's 256 bits, the layer (32
+ * bits, big-endian), the node (64 bits, big-endian), zeros to 512 bits and
+ * the 37 parents' 256 bits each; the digest's first 254 bits after
+ * per-byte reversal, packed. */
+zkp_num zkp_porep_label_circuit(zkp_cs *cs, const zkp_bool replica_id[256],
+				const zkp_bool *const parents[ZKP_POREP_LABEL_PARENTS],
+				const zkp_u32 *layer, const zkp_bool node_bits[64]);
+
+#endif

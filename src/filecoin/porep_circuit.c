@@ -1,0 +1,286 @@
+/*
+ * The StackedDRG partition circuit (include/zkpd/porep.h), in
+ * StackedCircuit::synthesize's order: the global part, then per challenge
+ * Proof::synthesize (rust-fil-proofs stacked/circuit/params.rs).
+ *
+ * Rows of a 32 GiB partition: 571 global + 18 x 7,237,665 per challenge
+ * (tree D 1,361,462; 14 columns x 5,900; the challenge 65; 11 labels with
+ * their parents' decompositions 5,782,335; encoding and tree R 5,303; the
+ * own column 5,900) = 130,278,541, plus the prover's 328 input rows.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "zkpd/porep.h"
+
+static const struct {
+	uint64_t bytes;
+	const char *name;
+	zkp_porep_shape shape;
+} published[] = {
+	{ 2048, "2KiB", { 64, 2, 2, { 8, 0, 0 }, 2048 } },
+	{ 8ULL << 20, "8MiB", { 1ULL << 18, 2, 2, { 8, 0, 0 }, 8ULL << 20 } },
+	{ 512ULL << 20, "512MiB", { 1ULL << 24, 2, 2, { 8, 0, 0 }, 512ULL << 20 } },
+	{ 32ULL << 30, "32GiB", { 1ULL << 30, 11, 18, { 8, 8, 0 }, 32ULL << 30 } },
+	{ 64ULL << 30, "64GiB", { 1ULL << 31, 11, 18, { 8, 8, 2 }, 64ULL << 30 } },
+};
+
+int zkp_porep_shape_for_size(zkp_porep_shape *ret, uint64_t sector_bytes, zkp_error *err)
+{
+	for (size_t i = 0; i < sizeof(published) / sizeof(published[0]); i++)
+		if (published[i].bytes == sector_bytes) {
+			*ret = published[i].shape;
+			return 0;
+		}
+	return zkp_error_set(err, ZKP_ERR_INVAL,
+			     "sector size %llu bytes: Filecoin publishes PoRep parameters for 2KiB, 8MiB, 512MiB, 32GiB and 64GiB only",
+			     (unsigned long long)sector_bytes);
+}
+
+int zkp_porep_parse_size(uint64_t *ret, const char *s, zkp_error *err)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	unsigned shift = 0;
+	if (end == s)
+		goto bad;
+	if (*end == 'k' || *end == 'K')
+		shift = 10;
+	else if (*end == 'm' || *end == 'M')
+		shift = 20;
+	else if (*end == 'g' || *end == 'G')
+		shift = 30;
+	else if (*end)
+		goto bad;
+	if (shift) {
+		end++;
+		if (strcmp(end, "") && strcmp(end, "iB") && strcmp(end, "ib") && strcmp(end, "B"))
+			goto bad;
+	}
+	if (v == 0 || v > (UINT64_MAX >> shift))
+		goto bad;
+	*ret = (uint64_t)v << shift;
+	return 0;
+bad:
+	return zkp_error_set(err, ZKP_ERR_INVAL,
+			     "sector size '%s': expected bytes or a number with KiB, MiB or GiB (e.g. 2KiB, 32GiB)",
+			     s);
+}
+
+static unsigned log2_exact(uint64_t v)
+{
+	unsigned k = 0;
+	while (((uint64_t)1 << k) < v)
+		k++;
+	return k;
+}
+
+static bool pow2(uint64_t v) { return v && !(v & (v - 1)); }
+
+int zkp_porep_shape_check(const zkp_porep_shape *s, zkp_error *err)
+{
+	if (!pow2(s->nodes) || s->nodes < 2 || s->nodes > (1ULL << 32))
+		return zkp_error_set(err, ZKP_ERR_INVAL,
+				     "nodes = %llu: must be a power of two from 2 to 2^32",
+				     (unsigned long long)s->nodes);
+	if (s->layers != 2 && s->layers != 11)
+		return zkp_error_set(err, ZKP_ERR_INVAL,
+				     "layers = %u: the column hash is Poseidon of arity 2 or 11, so layers must be 2 or 11",
+				     s->layers);
+	if (s->challenges == 0 || s->challenges > 1024)
+		return zkp_error_set(err, ZKP_ERR_INVAL, "challenges = %u: must be 1 to 1024",
+				     s->challenges);
+	zkp_tree_shape t = { .hash = ZKP_TREE_POSEIDON,
+			     .arity = { s->tree[0], s->tree[1], s->tree[2] } };
+	int rc = zkp_tree_shape_check(&t, err);
+	if (rc)
+		return rc;
+	uint64_t div = (s->tree[1] ? s->tree[1] : 1) * (s->tree[2] ? s->tree[2] : 1);
+	uint64_t base = s->nodes / div;
+	unsigned bits = log2_exact(s->tree[0]);
+	if (base * div != s->nodes || base < 1 || log2_exact(base) % bits != 0 ||
+	    log2_exact(base) == 0)
+		return zkp_error_set(err, ZKP_ERR_INVAL,
+				     "nodes = %llu do not fill trees of arity %u-%u-%u",
+				     (unsigned long long)s->nodes, s->tree[0], s->tree[1], s->tree[2]);
+	zkp_porep_tree_cr(s, &t);
+	if ((rc = zkp_tree_shape_check(&t, err)))
+		return rc;
+	zkp_porep_tree_d(s, &t);
+	return zkp_tree_shape_check(&t, err);
+}
+
+void zkp_porep_tree_d(const zkp_porep_shape *s, zkp_tree_shape *ret)
+{
+	*ret = (zkp_tree_shape){ .hash = ZKP_TREE_SHA256,
+				 .base_levels = log2_exact(s->nodes),
+				 .arity = { 2, 0, 0 } };
+}
+
+void zkp_porep_tree_cr(const zkp_porep_shape *s, zkp_tree_shape *ret)
+{
+	uint64_t div = (s->tree[1] ? s->tree[1] : 1) * (s->tree[2] ? s->tree[2] : 1);
+	*ret = (zkp_tree_shape){ .hash = ZKP_TREE_POSEIDON,
+				 .base_levels = log2_exact(s->nodes / div) / log2_exact(s->tree[0]),
+				 .arity = { s->tree[0], s->tree[1], s->tree[2] } };
+}
+
+uint64_t zkp_porep_inputs(const zkp_porep_shape *s) { return 4 + 18 * (uint64_t)s->challenges; }
+
+zkp_num zkp_porep_label_circuit(zkp_cs *cs, const zkp_bool replica_id[256],
+				const zkp_bool *const parents[ZKP_POREP_LABEL_PARENTS],
+				const zkp_u32 *layer, const zkp_bool node_bits[64])
+{
+	enum { MSG = (2 + ZKP_POREP_LABEL_PARENTS) * 256 };
+	zkp_bool *msg = malloc(MSG * sizeof(*msg)), digest[256], le[256];
+	zkp_num out = { 0 };
+	if (!msg) {
+		zkp_cs_fail(cs, ZKP_ERR_NOMEM, "no memory for a label's message");
+		return out;
+	}
+	memcpy(msg, replica_id, 256 * sizeof(*msg));
+	zkp_u32_to_bits_be(msg + 256, layer);
+	for (unsigned i = 0; i < 64; i++)
+		msg[288 + i] = node_bits[63 - i];
+	for (unsigned i = 352; i < 512; i++)
+		msg[i] = zkp_bool_const(false);
+	for (unsigned p = 0; p < ZKP_POREP_LABEL_PARENTS; p++)
+		memcpy(msg + 512 + 256 * p, parents[p], 256 * sizeof(*msg));
+	zkp_sha256(cs, msg, MSG, digest);
+	free(msg);
+	for (unsigned byte = 0; byte < 32; byte++)
+		for (unsigned k = 0; k < 8; k++)
+			le[byte * 8 + k] = digest[byte * 8 + 7 - k];
+	return zkp_pack_bits(cs, le, 254);
+}
+
+/* Poseidon-2 or -11 of a column's rows (stacked/circuit/hash.rs). */
+static zkp_num column_hash(zkp_cs *cs, const zkp_num *rows, unsigned layers)
+{
+	const zkp_poseidon_consts *c;
+	int rc = zkp_poseidon_consts_get(&c, layers);
+	if (rc) {
+		zkp_cs_fail(cs, rc, "Poseidon of arity %u", layers);
+		return (zkp_num){ 0 };
+	}
+	return zkp_poseidon_circuit(cs, c, rows);
+}
+
+/* Per-challenge scratch: the parents' columns and each layer's 14
+ * decompositions. */
+struct challenge_scratch {
+	zkp_num cols[ZKP_POREP_PARENTS][ZKP_POREP_MAX_LAYERS];
+	zkp_bool bits[ZKP_POREP_PARENTS][256];
+	zkp_num labels[ZKP_POREP_MAX_LAYERS];
+};
+
+static void challenge(zkp_cs *cs, const zkp_porep_shape *s, const zkp_porep_challenge *ch,
+		      const zkp_num *comm_d, const zkp_num *comm_c, const zkp_num *comm_r_last,
+		      const zkp_bool replica_bits[256], struct challenge_scratch *x)
+{
+	const bool w = ch != NULL;
+	const unsigned L = s->layers;
+	zkp_tree_shape td, tcr;
+	zkp_porep_tree_d(s, &td);
+	zkp_porep_tree_cr(s, &tcr);
+
+	zkp_num data_leaf = zkp_num_alloc(cs, w ? &ch->data_leaf : NULL);
+	zkp_por_circuit(cs, &td, &data_leaf, comm_d, w ? &ch->comm_d_path : NULL);
+
+	/* DRG parents, then expander parents: columns, hash, inclusion */
+	for (unsigned p = 0; p < ZKP_POREP_PARENTS; p++) {
+		for (unsigned l = 0; l < L; l++)
+			x->cols[p][l] = zkp_num_alloc(cs, w ? &ch->parent_rows[p][l] : NULL);
+		zkp_num h = column_hash(cs, x->cols[p], L);
+		zkp_por_circuit(cs, &tcr, &h, comm_c, w ? &ch->parent_paths[p] : NULL);
+	}
+
+	zkp_bool node_bits[64];
+	zkp_u64_alloc_inputize(cs, w ? ch->node : 0, node_bits);
+
+	for (unsigned layer = 1; layer <= L; layer++) {
+		zkp_u32 layer_num = zkp_u32_const(layer);
+		unsigned n = 0;
+		zkp_bool raw[255];
+		for (unsigned p = 0; p < ZKP_POREP_DRG_PARENTS; p++, n++) {
+			zkp_num_to_bits_le(cs, &x->cols[p][layer - 1], raw);
+			zkp_bits_reverse_bytes(x->bits[n], raw);
+		}
+		if (layer > 1)
+			for (unsigned p = ZKP_POREP_DRG_PARENTS; p < ZKP_POREP_PARENTS; p++, n++) {
+				zkp_num_to_bits_le(cs, &x->cols[p][layer - 2], raw);
+				zkp_bits_reverse_bytes(x->bits[n], raw);
+			}
+		/* 37 slots: layer 1 repeats the 6 DRG parents six times and
+		 * then parent 0; later layers take the 14 twice, then 9. */
+		const zkp_bool *expanded[ZKP_POREP_LABEL_PARENTS];
+		for (unsigned k = 0; k < ZKP_POREP_LABEL_PARENTS; k++)
+			expanded[k] = x->bits[k % n];
+		x->labels[layer - 1] =
+			zkp_porep_label_circuit(cs, replica_bits, expanded, &layer_num, node_bits);
+	}
+
+	/* encode: key + data = enc, row (key + data) * ONE = enc */
+	const zkp_num *key = &x->labels[L - 1];
+	zkp_num enc;
+	zkp_fr_add(&enc.value, &key->value, &data_leaf.value);
+	enc = zkp_num_alloc(cs, &enc.value);
+	{
+		zkp_lc *a = &cs->lc[0], *b = &cs->lc[1], *c = &cs->lc[2];
+		zkp_lc_add(cs, a, key->var, NULL);
+		zkp_lc_add(cs, a, data_leaf.var, NULL);
+		zkp_lc_add(cs, b, ZKP_CS_ONE, NULL);
+		zkp_lc_add(cs, c, enc.var, NULL);
+		zkp_cs_enforce(cs, a, b, c);
+		zkp_lc_clear(a);
+		zkp_lc_clear(b);
+		zkp_lc_clear(c);
+	}
+	zkp_por_circuit(cs, &tcr, &enc, comm_r_last, w ? &ch->comm_r_last_path : NULL);
+
+	zkp_num own = column_hash(cs, x->labels, L);
+	zkp_por_circuit(cs, &tcr, &own, comm_c, w ? &ch->comm_c_path : NULL);
+}
+
+void zkp_porep_circuit(zkp_cs *cs, const zkp_porep_shape *s, const zkp_porep_witness *w)
+{
+	const bool wit = zkp_cs_witness(cs);
+	if (wit && !w) {
+		zkp_cs_fail(cs, ZKP_ERR_INVAL, "a witness pass needs the partition's values");
+		return;
+	}
+	struct challenge_scratch *x = malloc(sizeof(*x));
+	if (!x) {
+		zkp_cs_fail(cs, ZKP_ERR_NOMEM, "no memory for a challenge");
+		return;
+	}
+
+	zkp_num replica_id = zkp_num_alloc(cs, wit ? &w->replica_id : NULL);
+	zkp_num_inputize(cs, &replica_id);
+	zkp_bool raw[255], replica_bits[256];
+	zkp_num_to_bits_le(cs, &replica_id, raw);
+	zkp_bits_reverse_bytes(replica_bits, raw);
+
+	zkp_num comm_d = zkp_num_alloc(cs, wit ? &w->comm_d : NULL);
+	zkp_num_inputize(cs, &comm_d);
+	zkp_num comm_r = zkp_num_alloc(cs, wit ? &w->comm_r : NULL);
+	zkp_num_inputize(cs, &comm_r);
+	zkp_num comm_r_last = zkp_num_alloc(cs, wit ? &w->comm_r_last : NULL);
+	zkp_num comm_c = zkp_num_alloc(cs, wit ? &w->comm_c : NULL);
+
+	const zkp_poseidon_consts *p2;
+	int rc = zkp_poseidon_consts_get(&p2, 2);
+	if (rc) {
+		zkp_cs_fail(cs, rc, "Poseidon of arity 2");
+		free(x);
+		return;
+	}
+	zkp_num pair[2] = { comm_c, comm_r_last };
+	zkp_num h = zkp_poseidon_circuit(cs, p2, pair);
+	zkp_num_enforce_equal(cs, &comm_r, &h);
+
+	for (unsigned i = 0; i < s->challenges && !zkp_cs_error(cs); i++)
+		challenge(cs, s, wit ? &w->challenges[i] : NULL, &comm_d, &comm_c, &comm_r_last,
+			  replica_bits, x);
+	free(x);
+}
