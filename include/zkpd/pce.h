@@ -121,10 +121,21 @@ int zkp_pce_check(const zkp_pce *pce, const zkp_fr *w, uint64_t *first_row, zkp_
 /*
  * Building a .pce: constraints are added in order, each as three linear
  * combinations of (column, coefficient) terms; terms with the same column
- * are merged and zero coefficients dropped. The builder holds everything in
- * memory until zkp_pce_builder_write, which writes atomically (temporary
+ * are merged and zero coefficients dropped. Writing is atomic (temporary
  * file in the same directory, fsync, rename, fsync of the directory), so a
  * crash or a full disk never leaves a partial file under the final name.
+ *
+ * Two kinds of builder give the same bytes for the same rows:
+ *  - a memory builder (zkp_pce_builder_new) holds every non-zero until
+ *    zkp_pce_builder_write: about 8 bytes per non-zero;
+ *  - a counting builder (zkp_pce_builder_new_counting) is for circuits too
+ *    large for that, whose synthesis can run twice with the same rows. The
+ *    first pass only counts. zkp_pce_builder_stream_begin then lays out the
+ *    file from the counts, the second pass adds the same rows again, each
+ *    encoded straight into the file, and zkp_pce_builder_write finishes it.
+ *    Memory grows with neither the rows nor the non-zeros.
+ *
+ * Threads: a builder is not thread-safe; use one builder per thread.
  */
 typedef struct zkp_pce_builder zkp_pce_builder;
 
@@ -133,20 +144,97 @@ typedef struct {
 	zkp_fr coeff; /* Montgomery */
 } zkp_pce_term;
 
-/* Errors: ZKP_ERR_INVAL (n_inputs = 0, or n_inputs + n_aux > 2^32: columns
- * are u32), ZKP_ERR_NOMEM. Memory while building: about 8 bytes per
- * non-zero and 3 per row, plus 32 per distinct coefficient. */
+/* A memory builder. Errors: ZKP_ERR_INVAL (n_inputs = 0, or n_inputs +
+ * n_aux > 2^32: columns are u32), ZKP_ERR_NOMEM. Memory while building:
+ * about 8 bytes per non-zero and 3 per row (arrays that grow by doubling,
+ * unless zkp_pce_builder_reserve sized them), 32 per distinct coefficient,
+ * and the density bitmaps, (2 n_aux + n_inputs) / 8 bytes. */
 int zkp_pce_builder_new(zkp_pce_builder **ret, uint64_t n_inputs, uint64_t n_aux);
+
+/* A counting builder: zkp_pce_builder_add merges each constraint exactly
+ * as a memory builder does, but only counts it (rows, non-zeros and rows
+ * of 255 or more non-zeros per matrix, uses of each distinct coefficient
+ * per matrix, the density bitmaps, and a 64-bit fingerprint of the rows).
+ * Errors as zkp_pce_builder_new. Memory: the density bitmaps, at most
+ * about 130 bytes per distinct coefficient (the value, its hash slots,
+ * three use counts, with the slack of doubling), and the longest
+ * constraint's terms; nothing per row or non-zero.
+ * zkp_pce_builder_get_stats reads the counts; writing needs a second pass
+ * (zkp_pce_builder_stream_begin). */
+int zkp_pce_builder_new_counting(zkp_pce_builder **ret, uint64_t n_inputs, uint64_t n_aux);
+
+/* Frees the builder; a second pass in progress is abandoned and its
+ * temporary file removed. NULL is ignored. */
 void zkp_pce_builder_free(zkp_pce_builder *b);
-/* Errors: ZKP_ERR_RANGE (a column >= n_inputs + n_aux, detail names the
- * constraint and term; more than 2^28 constraints; 2^32 - 2 distinct
- * coefficients), ZKP_ERR_NOMEM. On error the builder is unchanged. */
+
+/* Sizes a memory builder for rows constraints and nnz[m] non-zeros in
+ * matrix m (nnz may be NULL: rows only), exactly, so that building a
+ * circuit whose counts are known (from a counting pass, say) never
+ * reallocates or over-allocates. Adding more is still allowed (the arrays
+ * grow again by doubling). A no-op returning 0 on a counting builder.
+ * Errors: ZKP_ERR_RANGE (rows > 2^28, or nnz not addressable),
+ * ZKP_ERR_NOMEM (the builder is unchanged, or partly reserved). */
+int zkp_pce_builder_reserve(zkp_pce_builder *b, uint64_t rows, const uint64_t nnz[3]);
+
+/* Adds the next constraint. Errors: ZKP_ERR_RANGE (a column >= n_inputs +
+ * n_aux, detail names the constraint and term; more than 2^28 constraints;
+ * 2^32 - 2 distinct coefficients), ZKP_ERR_NOMEM. On error the builder is
+ * unchanged, except during a second pass.
+ * During a second pass (after zkp_pce_builder_stream_begin) the row is also
+ * checked against the counting pass, and the check is cheap, so it catches
+ * a difference where the counts first disagree, which may be a later row
+ * than the one that differs: ZKP_ERR_MISMATCH ("constraint N: the second
+ * pass differs from the counting pass: ...") when there are more rows, or
+ * more non-zeros or rows of 255+ non-zeros in a matrix, than counted, or a
+ * coefficient that matrix never had in the counting pass, or used more
+ * often than there. A failed write of the temporary file is ZKP_ERR_IO.
+ * Any error during a second pass abandons it: its temporary file is
+ * removed, and the builder is left with its counts, ready for another
+ * zkp_pce_builder_stream_begin. */
 int zkp_pce_builder_add(zkp_pce_builder *b, const zkp_pce_term *a, size_t na,
 			const zkp_pce_term *bt, size_t nb, const zkp_pce_term *c, size_t nc,
 			zkp_error *err);
+
+/* Constraints added so far; during a second pass, those of that pass. */
 uint64_t zkp_pce_builder_rows(const zkp_pce_builder *b);
-/* Errors: ZKP_ERR_IO (detail names the path and the system error),
- * ZKP_ERR_RANGE (domain would exceed 2^28), ZKP_ERR_NOMEM. */
+
+/* The circuit's structure as built (a memory builder) or counted (a
+ * counting builder, including during its second pass: the counting
+ * pass's figures): a_aux, b_input and b_aux are the number of bits set in
+ * the density bitmaps. Cost: one pass over the bitmaps. */
+typedef struct {
+	uint64_t rows, n_inputs, n_aux, nnz[3], a_aux, b_input, b_aux;
+} zkp_pce_builder_stats;
+void zkp_pce_builder_get_stats(const zkp_pce_builder *b, zkp_pce_builder_stats *ret);
+
+/* Starts the second pass of a counting builder: codes each matrix's values
+ * from the counts (the ranking a memory builder uses), fixes every section's
+ * size and offset, creates path.tmp.XXXXXX beside path, writes the values
+ * and opens the other sections; zkp_pce_builder_rows restarts from 0. Then
+ * add the same constraints again and call zkp_pce_builder_write with the
+ * same path. Memory until then: the counting builder's, plus 21 section
+ * buffers of at most 256 KiB each (less for small sections), and about 51
+ * bytes per distinct coefficient (codes and counts for three matrices).
+ * Errors: ZKP_ERR_INVAL (not a counting builder; a second pass already
+ * under way, which is abandoned),
+ * ZKP_ERR_RANGE (the domain would exceed 2^28, or a matrix has 2^32 or
+ * more escaped coefficients), ZKP_ERR_IO (creating or sizing the temporary
+ * file), ZKP_ERR_NOMEM; on error no temporary file is left. */
+int zkp_pce_builder_stream_begin(zkp_pce_builder *b, const char *path, zkp_error *err);
+
+/* Writes path atomically (see above and docs/formats.md).
+ * A memory builder: encodes everything held; the builder is unchanged and
+ * can be written again. Errors: ZKP_ERR_IO (detail names the path and the
+ * system error), ZKP_ERR_RANGE (domain would exceed 2^28), ZKP_ERR_NOMEM.
+ * A counting builder during its second pass: checks that the second pass
+ * had as many rows, and per matrix as many non-zeros and long rows, as the
+ * first, and the same fingerprint (ZKP_ERR_MISMATCH otherwise), then
+ * finishes the file: density bitmaps (the first pass's), header and
+ * digest, fsync, rename, fsync of the directory. path must be the one
+ * given to zkp_pce_builder_stream_begin (ZKP_ERR_INVAL). Errors also
+ * ZKP_ERR_IO, ZKP_ERR_NOMEM. Either way the second pass is over: on error
+ * its temporary file is removed, and the builder is back to its counts.
+ * A counting builder not in a second pass: ZKP_ERR_INVAL. */
 int zkp_pce_builder_write(zkp_pce_builder *b, const char *path, zkp_error *err);
 
 #endif
