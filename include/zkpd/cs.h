@@ -67,6 +67,7 @@ typedef struct zkp_cs {
 	enum zkp_cs_mode mode;
 	uint64_t inputs, aux, rows; /* allocated / emitted so far (inputs incl. ONE) */
 	uint64_t total_inputs;      /* ROWS and WITNESS: the circuit's input count */
+	uint64_t total_aux;         /* WITNESS: w's aux entries */
 	zkp_fr *w;                  /* WITNESS: the assignment, not owned */
 	zkp_cs_row_fn row;          /* ROWS */
 	void *row_ctx;
@@ -83,13 +84,15 @@ const zkp_fr *zkp_cs_pow2(unsigned i);
 void zkp_cs_init_shape(zkp_cs *cs);
 /* Rows go to row(ctx, ...); total_inputs from a SHAPE pass. */
 void zkp_cs_init_rows(zkp_cs *cs, uint64_t total_inputs, zkp_cs_row_fn row, void *ctx);
-/* w has total_inputs + total_aux entries; w[0] is set to ONE. */
-void zkp_cs_init_witness(zkp_cs *cs, uint64_t total_inputs, zkp_fr *w);
+/* w has total_inputs + total_aux entries; w[0] is set to ONE. An
+ * allocation past either count is an error (ZKP_ERR_RANGE), never a write
+ * past w. */
+void zkp_cs_init_witness(zkp_cs *cs, uint64_t total_inputs, uint64_t total_aux, zkp_fr *w);
 /* A witness pass that starts as if `inputs` inputs (ONE included) and `aux`
  * aux variables were already allocated: a part of a circuit whose variable
  * counts before it are known fills its slice of w on its own thread. */
-void zkp_cs_init_witness_at(zkp_cs *cs, uint64_t total_inputs, zkp_fr *w, uint64_t inputs,
-			    uint64_t aux);
+void zkp_cs_init_witness_at(zkp_cs *cs, uint64_t total_inputs, uint64_t total_aux, zkp_fr *w,
+			    uint64_t inputs, uint64_t aux);
 void zkp_cs_release(zkp_cs *cs);
 
 static inline bool zkp_cs_rows(const zkp_cs *cs) { return cs->mode == ZKP_CS_ROWS; }

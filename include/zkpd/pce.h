@@ -46,6 +46,7 @@
 
 #define ZKP_PCE_BLOCK_ROWS 64
 #define ZKP_PCE_DIGEST_BYTES 32
+#define ZKP_PCE_LABEL_BYTES 32
 
 enum zkp_pce_matrix { ZKP_PCE_A, ZKP_PCE_B, ZKP_PCE_C };
 
@@ -96,6 +97,10 @@ const zkp_pce_csr *zkp_pce_matrix(const zkp_pce *pce, enum zkp_pce_matrix m);
 /* SHA-256 over the dimensions and the matrix sections: names the circuit in
  * keys and jobs, whatever file it was loaded from. */
 const uint8_t *zkp_pce_digest(const zkp_pce *pce);
+/* The circuit's label: 32 bytes its builder stored to say what the circuit
+ * is (zkp inspect decodes the kinds it knows; all zero: none). Not part of
+ * the digest: it names, the matrices define. */
+const uint8_t *zkp_pce_label(const zkp_pce *pce);
 /* Density bitmaps: a_aux and b_aux have n_aux bits, b_input n_inputs bits. */
 const uint64_t *zkp_pce_density_a_aux(const zkp_pce *pce);
 const uint64_t *zkp_pce_density_b_input(const zkp_pce *pce);
@@ -197,6 +202,9 @@ int zkp_pce_builder_add(zkp_pce_builder *b, const zkp_pce_term *a, size_t na,
 
 /* Constraints added so far; during a second pass, those of that pass. */
 uint64_t zkp_pce_builder_rows(const zkp_pce_builder *b);
+/* Sets the label written into the header (zkp_pce_label); zero until set.
+ * Returns 0. */
+int zkp_pce_builder_set_label(zkp_pce_builder *b, const uint8_t label[ZKP_PCE_LABEL_BYTES]);
 
 /* The circuit's structure as built (a memory builder) or counted (a
  * counting builder, including during its second pass: the counting

@@ -19,6 +19,7 @@
 #ifndef ZKPD_POREP_H
 #define ZKPD_POREP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "zkpd/cs.h"
@@ -54,6 +55,13 @@ void zkp_porep_tree_d(const zkp_porep_shape *s, zkp_tree_shape *ret);
 void zkp_porep_tree_cr(const zkp_porep_shape *s, zkp_tree_shape *ret);
 /* Inputs including ONE: 4 + 18 * challenges. */
 uint64_t zkp_porep_inputs(const zkp_porep_shape *s);
+
+/* The .pce label of a partition circuit (pce.h zkp_pce_label): bytes 0-3
+ * "FPR1", 4-11 nodes, 12 layers, 13-14 challenges, 15-17 the tree
+ * arities, 18-25 the sector size in bytes (0 for a test shape), all
+ * little-endian; the rest zero. decode returns false for other labels. */
+void zkp_porep_label_encode(uint8_t out[32], const zkp_porep_shape *s);
+bool zkp_porep_label_decode(zkp_porep_shape *ret, const uint8_t label[32]);
 
 /* One challenge's witness, as C1's vanilla proof gives it. */
 typedef struct {

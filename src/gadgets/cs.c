@@ -43,19 +43,21 @@ void zkp_cs_init_rows(zkp_cs *cs, uint64_t total_inputs, zkp_cs_row_fn row, void
 	cs->row_ctx = ctx;
 }
 
-void zkp_cs_init_witness(zkp_cs *cs, uint64_t total_inputs, zkp_fr *w)
+void zkp_cs_init_witness(zkp_cs *cs, uint64_t total_inputs, uint64_t total_aux, zkp_fr *w)
 {
 	init(cs, ZKP_CS_WITNESS);
 	cs->total_inputs = total_inputs;
+	cs->total_aux = total_aux;
 	cs->w = w;
 	zkp_fr_set_one(&w[0]);
 }
 
-void zkp_cs_init_witness_at(zkp_cs *cs, uint64_t total_inputs, zkp_fr *w, uint64_t inputs,
-			    uint64_t aux)
+void zkp_cs_init_witness_at(zkp_cs *cs, uint64_t total_inputs, uint64_t total_aux, zkp_fr *w,
+			    uint64_t inputs, uint64_t aux)
 {
 	init(cs, ZKP_CS_WITNESS);
 	cs->total_inputs = total_inputs;
+	cs->total_aux = total_aux;
 	cs->w = w;
 	cs->inputs = inputs;
 	cs->aux = aux;
@@ -98,10 +100,20 @@ static zkp_var new_aux(zkp_cs *cs)
 	return (zkp_var)cs->aux++;
 }
 
+/* A witness pass writes only inside w. */
+static bool in_w(zkp_cs *cs)
+{
+	if (cs->aux <= cs->total_aux)
+		return true;
+	zkp_cs_fail(cs, ZKP_ERR_RANGE, "aux variable %llu: the witness holds %llu",
+		    (unsigned long long)cs->aux - 1, (unsigned long long)cs->total_aux);
+	return false;
+}
+
 zkp_var zkp_cs_alloc(zkp_cs *cs, const zkp_fr *value)
 {
 	zkp_var v = new_aux(cs);
-	if (cs->mode == ZKP_CS_WITNESS) {
+	if (cs->mode == ZKP_CS_WITNESS && in_w(cs)) {
 		zkp_fr *dst = &cs->w[column(cs, v)];
 		if (value)
 			*dst = *value;
@@ -114,7 +126,7 @@ zkp_var zkp_cs_alloc(zkp_cs *cs, const zkp_fr *value)
 zkp_var zkp_cs_alloc_bit(zkp_cs *cs, bool value)
 {
 	zkp_var v = new_aux(cs);
-	if (cs->mode == ZKP_CS_WITNESS) {
+	if (cs->mode == ZKP_CS_WITNESS && in_w(cs)) {
 		zkp_fr *dst = &cs->w[column(cs, v)];
 		if (value)
 			zkp_fr_set_one(dst);

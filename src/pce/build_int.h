@@ -78,6 +78,7 @@ struct zkp_pce_builder {
 	size_t row_n[3], row_cap[3];
 	zkp_pce_term *scratch;
 	size_t scratch_cap;
+	uint8_t label[ZKP_PCE_LABEL_BYTES];
 };
 
 /* ---- section sinks (pce_write.c): buffer, hash, pwrite at a fixed offset ---- */

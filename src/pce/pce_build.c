@@ -135,6 +135,12 @@ uint64_t zkp_pce_builder_rows(const zkp_pce_builder *b)
 	return b->stream ? pce_stream_rows(b->stream) : b->rows;
 }
 
+int zkp_pce_builder_set_label(zkp_pce_builder *b, const uint8_t label[ZKP_PCE_LABEL_BYTES])
+{
+	memcpy(b->label, label, ZKP_PCE_LABEL_BYTES);
+	return 0;
+}
+
 int zkp_pce_builder_reserve(zkp_pce_builder *b, uint64_t rows, const uint64_t nnz[3])
 {
 	if (b->counting)

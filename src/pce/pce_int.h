@@ -57,7 +57,7 @@ enum {
 	PCE_OFF_MATRICES = 64, /* 3 x 32 bytes: nnz, n_values, n_escapes, n_overflow */
 	PCE_OFF_DIGEST = 160,
 	PCE_OFF_HEADER_SHA = 192,
-	PCE_OFF_RESERVED1 = 224, /* 32 zero bytes up to PCE_HEADER_BYTES */
+	PCE_OFF_LABEL = 224, /* 32 bytes: what the circuit is (zero: unlabelled) */
 };
 
 /* Section table entry field offsets (PCE_ENTRY_BYTES each). */
@@ -109,6 +109,7 @@ struct zkp_pce {
 	zkp_fr *values[3];
 	const uint64_t *density[3]; /* a_aux, b_input, b_aux */
 	uint8_t digest[ZKP_PCE_DIGEST_BYTES];
+	uint8_t label[ZKP_PCE_LABEL_BYTES];
 };
 
 /* "A.cols", "density.b_aux", ... for messages. */
@@ -129,6 +130,7 @@ struct pce_header {
 	uint64_t file_size;
 	struct pce_counts m[3];
 	uint8_t digest[32];
+	uint8_t label[ZKP_PCE_LABEL_BYTES];
 };
 
 static inline uint64_t pce_blocks_of(uint64_t rows)

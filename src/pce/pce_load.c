@@ -170,6 +170,7 @@ static int check_header(struct loader *L)
 		h->m[m].n_overflow = pce_get_u64(q + 24);
 	}
 	memcpy(h->digest, p + PCE_OFF_DIGEST, 32);
+	memcpy(h->label, p + PCE_OFF_LABEL, ZKP_PCE_LABEL_BYTES);
 
 	if (h->file_size > L->size)
 		return zkp_error_set(L->err, ZKP_ERR_TRUNCATED,
@@ -461,6 +462,7 @@ int zkp_pce_load(zkp_pce **ret, const char *path, unsigned flags, zkp_error *err
 				   path, PCE_OFF_DIGEST);
 		goto out;
 	}
+	memcpy(pce->label, L.h.label, ZKP_PCE_LABEL_BYTES);
 
 	zkp_pce_dims *d = &pce->dims;
 	d->n_inputs = L.h.n_inputs;
@@ -529,6 +531,8 @@ const zkp_pce_csr *zkp_pce_matrix(const zkp_pce *pce, enum zkp_pce_matrix m)
 }
 
 const uint8_t *zkp_pce_digest(const zkp_pce *pce) { return pce->digest; }
+
+const uint8_t *zkp_pce_label(const zkp_pce *pce) { return pce->label; }
 
 const uint64_t *zkp_pce_density_a_aux(const zkp_pce *pce) { return pce->density[0]; }
 const uint64_t *zkp_pce_density_b_input(const zkp_pce *pce) { return pce->density[1]; }

@@ -250,6 +250,7 @@ static void put_header(uint8_t *p, const struct pce_header *h, const uint64_t *o
 		pce_put_u64(q + 24, h->m[m].n_overflow);
 	}
 	memcpy(p + PCE_OFF_DIGEST, h->digest, 32);
+	memcpy(p + PCE_OFF_LABEL, h->label, ZKP_PCE_LABEL_BYTES);
 	for (unsigned i = 0; i < PCE_N_SECTIONS; i++) {
 		uint8_t *e = p + PCE_HEADER_BYTES + i * PCE_ENTRY_BYTES;
 		pce_put_u32(e + PCE_ENT_ID, pce_section_id(i));
@@ -288,6 +289,7 @@ int pce_file_plan(struct pce_file *f, const zkp_pce_builder *b, uint64_t rows,
 
 	memset(h, 0, sizeof(*h));
 	h->n_inputs = b->n_inputs;
+	memcpy(h->label, b->label, ZKP_PCE_LABEL_BYTES);
 	h->n_aux = b->n_aux;
 	h->n_constraints = rows;
 	h->domain_log2 = pce_domain_log2(rows + b->n_inputs);

@@ -75,7 +75,7 @@ void gh_run(gh_fn fn, void *ctx, gh_result *r)
 
 	r->w = calloc(r->inputs + r->aux + 1, sizeof(zkp_fr));
 	assert_non_null(r->w);
-	zkp_cs_init_witness(&cs, r->inputs, r->w);
+	zkp_cs_init_witness(&cs, r->inputs, r->aux, r->w);
 	fn(&cs, ctx);
 	if (zkp_cs_error(&cs))
 		fail_msg("witness pass: %s", cs.error.msg);
