@@ -20,6 +20,7 @@
 #define ZKPD_POREP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "zkpd/cs.h"
@@ -62,6 +63,12 @@ uint64_t zkp_porep_inputs(const zkp_porep_shape *s);
  * little-endian; the rest zero. decode returns false for other labels. */
 void zkp_porep_label_encode(uint8_t out[32], const zkp_porep_shape *s);
 bool zkp_porep_label_decode(zkp_porep_shape *ret, const uint8_t label[32]);
+
+/* "8-8-0": the tree arities as rust-fil-proofs names them. */
+void zkp_porep_tree_name(char out[16], const zkp_porep_shape *s);
+/* "32GiB: 2^30 nodes, 11 layers, 18 challenges, tree 8-8-0" (a test shape
+ * says "test shape" for the size). */
+void zkp_porep_describe(char *out, size_t n, const zkp_porep_shape *s);
 
 /* One challenge's witness, as C1's vanilla proof gives it. */
 typedef struct {

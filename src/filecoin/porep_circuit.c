@@ -8,6 +8,7 @@
  * their parents' decompositions 5,782,335; encoding and tree R 5,303; the
  * own column 5,900) = 130,278,541, plus the prover's 328 input rows.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,6 +163,23 @@ bool zkp_porep_label_decode(zkp_porep_shape *ret, const uint8_t label[32])
 		ret->tree[i] = label[15 + i];
 	ret->sector_bytes = get_le(label + 18, 8);
 	return true;
+}
+
+void zkp_porep_tree_name(char out[16], const zkp_porep_shape *s)
+{
+	snprintf(out, 16, "%u-%u-%u", s->tree[0] % 100, s->tree[1] % 100, s->tree[2] % 100);
+}
+
+void zkp_porep_describe(char *out, size_t n, const zkp_porep_shape *s)
+{
+	char tree[16], size[24] = "test shape";
+	zkp_porep_tree_name(tree, s);
+	for (size_t i = 0; i < sizeof(published) / sizeof(published[0]); i++)
+		if (published[i].bytes == s->sector_bytes)
+			snprintf(size, sizeof(size), "%s", published[i].name);
+	unsigned k = log2_exact(s->nodes);
+	snprintf(out, n, "%s: 2^%u nodes, %u layers, %u challenges, tree %s", size, k, s->layers,
+		 s->challenges, tree);
 }
 
 uint64_t zkp_porep_inputs(const zkp_porep_shape *s) { return 4 + 18 * (uint64_t)s->challenges; }

@@ -24,6 +24,7 @@ int zkp_cmd_prove(int argc, char **argv);
 int zkp_cmd_verify(int argc, char **argv);
 int zkp_cmd_dev_ptau(int argc, char **argv);
 int zkp_cmd_export_vk(int argc, char **argv);
+int zkp_cmd_porep(int argc, char **argv);
 
 /* Helpers shared by subcommands. */
 /* Prints s as a JSON string literal (quoted, escaped). */

@@ -12,6 +12,7 @@
 
 #include "zkp_cmds.h"
 #include "zkpd/pce.h"
+#include "zkpd/porep.h"
 
 static void help(FILE *f)
 {
@@ -123,6 +124,13 @@ int zkp_cmd_inspect(int argc, char **argv)
 	for (int i = 0; i < ZKP_PCE_DIGEST_BYTES; i++)
 		snprintf(digest + 2 * i, 3, "%02x", zkp_pce_digest(pce)[i]);
 	double b_aux_pct = d->n_aux ? 100.0 * (double)dens[2] / (double)d->n_aux : 0.0;
+	zkp_porep_shape porep;
+	bool is_porep = zkp_porep_label_decode(&porep, zkp_pce_label(pce));
+	char desc[128] = "", tree[16] = "";
+	if (is_porep) {
+		zkp_porep_describe(desc, sizeof(desc), &porep);
+		zkp_porep_tree_name(tree, &porep);
+	}
 
 	if (json) {
 		printf("{\"file\": ");
@@ -145,10 +153,19 @@ int zkp_cmd_inspect(int argc, char **argv)
 		printf("}, \"density\": {\"a_aux\": %llu, \"b_input\": %llu, \"b_aux\": %llu},",
 		       (unsigned long long)dens[0], (unsigned long long)dens[1],
 		       (unsigned long long)dens[2]);
-		printf(" \"bytes_per_nnz\": %.3f, \"mapped_bytes\": %zu, \"digest\": \"%s\"}\n",
+		printf(" \"bytes_per_nnz\": %.3f, \"mapped_bytes\": %zu, \"digest\": \"%s\", \"circuit\": ",
 		       zkp_pce_bytes_per_nnz(pce), zkp_pce_mapped_bytes(pce), digest);
+		if (is_porep)
+			printf("{\"kind\": \"filecoin-porep\", \"sector_bytes\": %llu, \"nodes\": %llu, "
+			       "\"layers\": %u, \"challenges\": %u, \"tree\": \"%s\"}}\n",
+			       (unsigned long long)porep.sector_bytes, (unsigned long long)porep.nodes,
+			       porep.layers, porep.challenges, tree);
+		else
+			printf("null}\n");
 	} else {
 		printf("file           %s\n", path);
+		if (is_porep)
+			printf("circuit        Filecoin StackedDRG PoRep partition, %s\n", desc);
 		printf("inputs         %llu (including ONE)\n", (unsigned long long)d->n_inputs);
 		printf("aux            %llu\n", (unsigned long long)d->n_aux);
 		printf("constraints    %llu\n", (unsigned long long)d->n_constraints);
