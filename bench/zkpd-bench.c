@@ -12,6 +12,7 @@ int bench_spmv_main(int argc, char **argv);
 int bench_prove_main(int argc, char **argv);
 int bench_pipeline_main(int argc, char **argv);
 int bench_load_main(int argc, char **argv);
+int bench_porep_main(int argc, char **argv);
 
 static const struct {
 	const char *name;
@@ -30,6 +31,9 @@ static const struct {
 	{ "pipeline", bench_pipeline_main,
 	  "memory of N proofs in K pipelines: --pce P --key K -n N --pipelines K --out DIR "
 	  "[--baseline] [--no-purge]" },
+	{ "porep", bench_porep_main,
+	  "PoRep partition circuit passes (shape, count, witness vs memory floor): "
+	  "[--sector-size 2KiB | --nodes N --layers L --challenges C --tree B-S-T] [--runs R]" },
 	{ "load", bench_load_main,
 	  "load on a running zkpd: --connect ADDR [--connections N] [--status-calls M] "
 	  "[--circuit C --witness W --proofs P --proof-clients K] [--runs R]" },

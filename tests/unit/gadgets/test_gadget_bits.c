@@ -225,6 +225,72 @@ static void test_tampered_bit(void **state)
 	gh_result_release(&r);
 }
 
+/* addmany of 2..10 words, edge and random, some operands constant: the
+ * sum mod 2^32, bitlen(n (2^32 - 1)) result bits each with its row, and
+ * the MultiEq rows: one per flush, before an equality would reach 254 bits
+ * and at the end. */
+struct add_case {
+	unsigned n, reps;
+	uint32_t v[10];
+	uint16_t const_mask;
+	zkp_u32 out[8];
+};
+
+static void add_gadget(zkp_cs *cs, void *ctx)
+{
+	struct add_case *c = ctx;
+	zkp_u32 ops[10];
+	for (unsigned k = 0; k < c->n; k++) {
+		if (c->const_mask >> k & 1) {
+			ops[k] = zkp_u32_const(c->v[k]);
+			continue;
+		}
+		for (unsigned i = 0; i < 32; i++)
+			ops[k].bits[i] = zkp_bool_alloc(cs, (c->v[k] >> i) & 1);
+		ops[k].value = c->v[k];
+	}
+	zkp_multieq me;
+	zkp_multieq_init(&me, cs);
+	for (unsigned r = 0; r < c->reps; r++) {
+		zkp_u32 o = zkp_u32_addmany(&me, ops, c->n);
+		if (zkp_cs_witness(cs))
+			c->out[r] = o;
+	}
+	zkp_multieq_finish(&me);
+}
+
+static void test_addmany(void **state)
+{
+	(void)state;
+	for (unsigned n = 2; n <= 10; n++) {
+		for (int t = 0; t < 4; t++) {
+			struct add_case c = { .n = n, .reps = 8 };
+			uint32_t want = 0;
+			for (unsigned k = 0; k < n; k++) {
+				c.v[k] = t == 0 ? UINT32_MAX : t == 1 ? 0 : (uint32_t)tu_rand64();
+				want += c.v[k];
+			}
+			c.const_mask = t == 3 ? (uint16_t)(tu_rand64() & ((1u << (n - 1)) - 1)) : 0;
+			gh_result r;
+			gh_run(add_gadget, &c, &r);
+			assert_int_equal(r.check, 0);
+			unsigned bits = 0;
+			for (uint64_t max = (uint64_t)n * UINT32_MAX; max; max >>= 1)
+				bits++;
+			/* flushes: equalities of `bits` bits, 253 at most per row */
+			unsigned per_row = 253 / bits, flushes = (8 + per_row - 1) / per_row;
+			unsigned allocated = 32 * (n - (unsigned)__builtin_popcount(c.const_mask));
+			assert_int_equal(r.rows, allocated + 8 * bits + flushes);
+			for (unsigned k = 0; k < 8; k++) {
+				assert_int_equal(c.out[k].value, want);
+				for (unsigned i = 0; i < 32; i++)
+					assert_int_equal(c.out[k].bits[i].value, (want >> i) & 1);
+			}
+			gh_result_release(&r);
+		}
+	}
+}
+
 int main(void)
 {
 	tu_seed();
@@ -233,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_xor_terms),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_tampered_bit),
+		cmocka_unit_test(test_addmany),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
