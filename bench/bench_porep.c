@@ -19,17 +19,6 @@
 #include "zkpd/porep.h"
 #include "zkpd/porep_dev.h"
 
-struct job {
-	const zkp_porep_shape *s;
-	const zkp_porep_witness *w;
-};
-
-static void partition(zkp_cs *cs, void *ctx)
-{
-	struct job *j = ctx;
-	zkp_porep_circuit(cs, j->s, zkp_cs_witness(cs) ? j->w : NULL);
-}
-
 static int usage(void)
 {
 	fprintf(stderr, "usage: zkpd-bench porep [--sector-size 2KiB | --nodes N --layers L "
@@ -82,12 +71,12 @@ int bench_porep_main(int argc, char **argv)
 		fprintf(stderr, "zkpd-bench porep: %s\n", err.msg);
 		return 2;
 	}
-	struct job j = { &s, zkp_porep_dev_witness(dev) };
+	zkp_porep_job j = { &s, zkp_porep_dev_witness(dev) };
 	zkp_circuit_dims d;
 	zkp_pce_builder_stats st;
 	double *t_shape = calloc((size_t)runs, sizeof(double)), *t_count = calloc((size_t)runs, sizeof(double)),
 	       *t_wit = calloc((size_t)runs, sizeof(double)), *t_floor = calloc((size_t)runs, sizeof(double));
-	if (zkp_circuit_shape(partition, &j, &d, &err)) {
+	if (zkp_circuit_shape(zkp_porep_circuit_fn, &j, &d, &err)) {
 		fprintf(stderr, "zkpd-bench porep: %s\n", err.msg);
 		return 1;
 	}
@@ -99,14 +88,14 @@ int bench_porep_main(int argc, char **argv)
 	}
 	for (int r = 0; r < runs; r++) {
 		double t0 = bench_now_ns();
-		zkp_circuit_shape(partition, &j, &d, &err);
+		zkp_circuit_shape(zkp_porep_circuit_fn, &j, &d, &err);
 		double t1 = bench_now_ns();
-		if (zkp_circuit_count(partition, &j, &st, &err)) {
+		if (zkp_circuit_count(zkp_porep_circuit_fn, &j, &st, &err)) {
 			fprintf(stderr, "zkpd-bench porep: %s\n", err.msg);
 			return 1;
 		}
 		double t2 = bench_now_ns();
-		if (zkp_circuit_witness(partition, &j, &d, w, &err)) {
+		if (zkp_circuit_witness(zkp_porep_circuit_fn, &j, &d, w, &err)) {
 			fprintf(stderr, "zkpd-bench porep: %s\n", err.msg);
 			return 1;
 		}

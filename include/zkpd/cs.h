@@ -114,6 +114,10 @@ const zkp_fr *zkp_cs_value(const zkp_cs *cs, zkp_var v);
 /* Row a * b = c. NULL stands for the empty combination. */
 void zkp_cs_enforce(zkp_cs *cs, const zkp_lc *a, const zkp_lc *b, const zkp_lc *c);
 
+/* Row cs->lc[0] * cs->lc[1] = cs->lc[2] (the scratch rows a gadget fills
+ * for one row at a time), then clears the three. */
+void zkp_cs_enforce_scratch(zkp_cs *cs);
+
 /* ---- linear combinations (no-ops outside ROWS mode) ---- */
 void zkp_lc_release(zkp_lc *lc);
 static inline void zkp_lc_clear(zkp_lc *lc) { lc->n = 0; }

@@ -90,6 +90,14 @@ typedef struct {
  * otherwise). The shape must have passed zkp_porep_shape_check. */
 void zkp_porep_circuit(zkp_cs *cs, const zkp_porep_shape *s, const zkp_porep_witness *w);
 
+/* A partition as a zkp_circuit_fn (circuit.h): ctx is a zkp_porep_job;
+ * witness is read in WITNESS passes only and may be NULL otherwise. */
+typedef struct {
+	const zkp_porep_shape *shape;
+	const zkp_porep_witness *witness;
+} zkp_porep_job;
+void zkp_porep_circuit_fn(zkp_cs *cs, void *job);
+
 /* create_label_circuit: SHA-256 of replica_id's 256 bits, the layer (32
  * bits, big-endian), the node (64 bits, big-endian), zeros to 512 bits and
  * the 37 parents' 256 bits each; the digest's first 254 bits after

@@ -288,15 +288,18 @@ static void challenge(zkp_cs *cs, const zkp_porep_shape *s, const zkp_porep_chal
 		zkp_lc_add(cs, a, data_leaf.var, NULL);
 		zkp_lc_add(cs, b, ZKP_CS_ONE, NULL);
 		zkp_lc_add(cs, c, enc.var, NULL);
-		zkp_cs_enforce(cs, a, b, c);
-		zkp_lc_clear(a);
-		zkp_lc_clear(b);
-		zkp_lc_clear(c);
+		zkp_cs_enforce_scratch(cs);
 	}
 	zkp_por_circuit(cs, &tcr, &enc, comm_r_last, w ? &ch->comm_r_last_path : NULL);
 
 	zkp_num own = column_hash(cs, x->labels, L);
 	zkp_por_circuit(cs, &tcr, &own, comm_c, w ? &ch->comm_c_path : NULL);
+}
+
+void zkp_porep_circuit_fn(zkp_cs *cs, void *job)
+{
+	const zkp_porep_job *j = job;
+	zkp_porep_circuit(cs, j->shape, zkp_cs_witness(cs) ? j->witness : NULL);
 }
 
 void zkp_porep_circuit(zkp_cs *cs, const zkp_porep_shape *s, const zkp_porep_witness *w)

@@ -15,6 +15,7 @@
 #include "zkpd/fil_sha256.h"
 #include "zkpd/poseidon.h"
 #include "zkpd/porep_dev.h"
+#include "zkpd/rng.h"
 
 #define MAX_NODES (1u << 16)
 
@@ -26,7 +27,7 @@ struct tree {
 
 struct zkp_porep_dev {
 	zkp_porep_shape s;
-	uint64_t rng[4];
+	zkp_rng rng;
 	zkp_fr *data, *labels; /* labels[layer * nodes + node], layer 0-based */
 	uint32_t (*parents)[ZKP_POREP_PARENTS];
 	struct tree d, c, r;
@@ -35,36 +36,11 @@ struct zkp_porep_dev {
 	zkp_porep_witness w;
 };
 
-/* xoshiro256** */
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-static uint64_t next(uint64_t s[4])
-{
-	uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return r;
-}
-
-static void seed_rng(uint64_t s[4], uint64_t seed)
-{
-	for (int i = 0; i < 4; i++) { /* splitmix64 */
-		uint64_t z = (seed += 0x9e3779b97f4a7c15ULL);
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-		s[i] = z ^ (z >> 31);
-	}
-}
-
-static void rand_fr(uint64_t s[4], zkp_fr *out)
+static void rand_fr(zkp_rng *r, zkp_fr *out)
 {
 	uint64_t wide[8];
 	for (int i = 0; i < 8; i++)
-		wide[i] = next(s);
+		wide[i] = zkp_rng_next(r);
 	zkp_fr_from_wide(out, wide);
 }
 
@@ -174,15 +150,15 @@ static int seal(zkp_porep_dev *d)
 		goto out;
 
 	for (uint64_t n = 0; n < N; n++) {
-		rand_fr(d->rng, &d->data[n]);
+		rand_fr(&d->rng, &d->data[n]);
 		for (unsigned p = 0; p < ZKP_POREP_PARENTS; p++)
 			d->parents[n][p] = p < ZKP_POREP_DRG_PARENTS
-						   ? (n ? (uint32_t)(next(d->rng) % n) : 0)
-						   : (uint32_t)(next(d->rng) % N);
+						   ? (n ? (uint32_t)(zkp_rng_next(&d->rng) % n) : 0)
+						   : (uint32_t)(zkp_rng_next(&d->rng) % N);
 	}
-	rand_fr(d->rng, &d->w.replica_id);
+	rand_fr(&d->rng, &d->w.replica_id);
 	for (unsigned l = 0; l < L; l++) {
-		rand_fr(d->rng, label_at(d, l, 0));
+		rand_fr(&d->rng, label_at(d, l, 0));
 		for (uint64_t n = 1; n < N; n++)
 			if ((rc = make_label(d, l, n)))
 				goto out;
@@ -215,7 +191,7 @@ static int seal(zkp_porep_dev *d)
 
 	for (unsigned i = 0; i < d->s.challenges; i++) {
 		zkp_porep_challenge *ch = &d->ch[i];
-		uint64_t node = 1 + next(d->rng) % (N - 1);
+		uint64_t node = 1 + zkp_rng_next(&d->rng) % (N - 1);
 		ch->node = node;
 		ch->data_leaf = d->data[node];
 		tree_path(&d->d, node, &ch->comm_d_path);
@@ -253,7 +229,7 @@ int zkp_porep_dev_new(zkp_porep_dev **ret, const zkp_porep_shape *s, uint64_t se
 	if (!d)
 		return zkp_error_set(err, ZKP_ERR_NOMEM, "no memory for a development sector");
 	d->s = *s;
-	seed_rng(d->rng, seed);
+	zkp_rng_seed(&d->rng, seed);
 	d->data = malloc(s->nodes * sizeof(zkp_fr));
 	d->labels = malloc(s->nodes * s->layers * sizeof(zkp_fr));
 	d->parents = malloc(s->nodes * sizeof(*d->parents));

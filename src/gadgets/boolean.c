@@ -32,14 +32,6 @@ void zkp_lc_add_bool(zkp_cs *cs, zkp_lc *lc, const zkp_bool *b, const zkp_fr *co
 	}
 }
 
-static void emit(zkp_cs *cs, zkp_lc *a, zkp_lc *b, zkp_lc *c)
-{
-	zkp_cs_enforce(cs, a, b, c);
-	zkp_lc_clear(a);
-	zkp_lc_clear(b);
-	zkp_lc_clear(c);
-}
-
 zkp_bool zkp_bool_alloc(zkp_cs *cs, bool value)
 {
 	zkp_lc *a = &cs->lc[0], *b = &cs->lc[1];
@@ -49,7 +41,7 @@ zkp_bool zkp_bool_alloc(zkp_cs *cs, bool value)
 		zkp_lc_sub(cs, a, v, NULL);
 		zkp_lc_add(cs, b, v, NULL);
 	}
-	emit(cs, a, b, &cs->lc[2]);
+	zkp_cs_enforce_scratch(cs);
 	return (zkp_bool){ .var = v, .kind = ZKP_BOOL_IS, .value = witness(cs) && value };
 }
 
@@ -75,7 +67,7 @@ static zkp_bool alloc_and(zkp_cs *cs, zkp_var x, bool xv, bool nx, zkp_var y, bo
 		}
 		zkp_lc_add(cs, c, r, NULL);
 	}
-	emit(cs, a, b, c);
+	zkp_cs_enforce_scratch(cs);
 	return (zkp_bool){ .var = r, .kind = ZKP_BOOL_IS, .value = value };
 }
 
@@ -91,7 +83,7 @@ static zkp_bool alloc_xor(zkp_cs *cs, zkp_var x, bool xv, zkp_var y, bool yv)
 		zkp_lc_add(cs, c, y, NULL);
 		zkp_lc_sub(cs, c, r, NULL);
 	}
-	emit(cs, a, b, c);
+	zkp_cs_enforce_scratch(cs);
 	return (zkp_bool){ .var = r, .kind = ZKP_BOOL_IS, .value = value };
 }
 
@@ -165,7 +157,7 @@ zkp_bool zkp_bool_sha256_ch(zkp_cs *cs, zkp_bool a, zkp_bool b, zkp_bool c)
 		zkp_lc_add(cs, C, ch, NULL);
 		zkp_lc_add_bool(cs, C, &c, &minus_one);
 	}
-	emit(cs, A, B, C);
+	zkp_cs_enforce_scratch(cs);
 	return (zkp_bool){ .var = ch, .kind = ZKP_BOOL_IS, .value = value };
 }
 
@@ -205,6 +197,6 @@ zkp_bool zkp_bool_sha256_maj(zkp_cs *cs, zkp_bool a, zkp_bool b, zkp_bool c)
 		zkp_lc_add_bool(cs, C, &and_bc, NULL);
 		zkp_lc_sub(cs, C, maj, NULL);
 	}
-	emit(cs, A, B, C);
+	zkp_cs_enforce_scratch(cs);
 	return (zkp_bool){ .var = maj, .kind = ZKP_BOOL_IS, .value = value };
 }

@@ -210,6 +210,13 @@ void zkp_cs_enforce(zkp_cs *cs, const zkp_lc *a, const zkp_lc *b, const zkp_lc *
 	cs->rows++;
 }
 
+void zkp_cs_enforce_scratch(zkp_cs *cs)
+{
+	zkp_cs_enforce(cs, &cs->lc[0], &cs->lc[1], &cs->lc[2]);
+	for (int m = 0; m < 3; m++)
+		zkp_lc_clear(&cs->lc[m]);
+}
+
 /* ---- linear combinations ---- */
 
 void zkp_lc_release(zkp_lc *lc)

@@ -26,10 +26,7 @@ void zkp_num_inputize(zkp_cs *cs, const zkp_num *x)
 	zkp_lc_add(cs, a, in, NULL);
 	zkp_lc_add(cs, b, ZKP_CS_ONE, NULL);
 	zkp_lc_add(cs, c, x->var, NULL);
-	zkp_cs_enforce(cs, a, b, c);
-	zkp_lc_clear(a);
-	zkp_lc_clear(b);
-	zkp_lc_clear(c);
+	zkp_cs_enforce_scratch(cs);
 }
 
 void zkp_num_enforce_equal(zkp_cs *cs, const zkp_num *x, const zkp_num *y)
@@ -38,10 +35,7 @@ void zkp_num_enforce_equal(zkp_cs *cs, const zkp_num *x, const zkp_num *y)
 	zkp_lc_add(cs, a, x->var, NULL);
 	zkp_lc_add(cs, b, ZKP_CS_ONE, NULL);
 	zkp_lc_add(cs, c, y->var, NULL);
-	zkp_cs_enforce(cs, a, b, c);
-	zkp_lc_clear(a);
-	zkp_lc_clear(b);
-	zkp_lc_clear(c);
+	zkp_cs_enforce_scratch(cs);
 }
 
 void zkp_num_to_bits_le(zkp_cs *cs, const zkp_num *x, zkp_bool bits[FR_NUM_BITS])
@@ -56,8 +50,7 @@ void zkp_num_to_bits_le(zkp_cs *cs, const zkp_num *x, zkp_bool bits[FR_NUM_BITS]
 	for (unsigned i = 0; i < FR_NUM_BITS; i++)
 		zkp_lc_add(cs, c, bits[i].var, zkp_cs_pow2(i));
 	zkp_lc_sub(cs, c, x->var, NULL);
-	zkp_cs_enforce(cs, NULL, NULL, c);
-	zkp_lc_clear(c);
+	zkp_cs_enforce_scratch(cs); /* A and B empty */
 }
 
 /* Sum of 2^i * bit_i over at most 254 bits, its value as a field element
@@ -81,10 +74,7 @@ zkp_num zkp_pack_bits(zkp_cs *cs, const zkp_bool *bits, size_t n)
 	zkp_num out = zkp_num_alloc(cs, &value);
 	zkp_lc_add(cs, b, ZKP_CS_ONE, NULL);
 	zkp_lc_add(cs, c, out.var, NULL);
-	zkp_cs_enforce(cs, a, b, c);
-	zkp_lc_clear(a);
-	zkp_lc_clear(b);
-	zkp_lc_clear(c);
+	zkp_cs_enforce_scratch(cs);
 	return out;
 }
 
@@ -98,10 +88,7 @@ void zkp_pack_into_inputs(zkp_cs *cs, const zkp_bool *bits, size_t n)
 		zkp_var in = zkp_cs_alloc_input(cs, &value);
 		zkp_lc_add(cs, b, ZKP_CS_ONE, NULL);
 		zkp_lc_add(cs, c, in, NULL);
-		zkp_cs_enforce(cs, a, b, c);
-		zkp_lc_clear(a);
-		zkp_lc_clear(b);
-		zkp_lc_clear(c);
+		zkp_cs_enforce_scratch(cs);
 	}
 }
 

@@ -19,10 +19,7 @@ zkp_num zkp_pick(zkp_cs *cs, zkp_bool cond, const zkp_num *a, const zkp_num *b)
 	zkp_lc_add_bool(cs, B, &cond, NULL);
 	zkp_lc_add(cs, C, b->var, NULL);
 	zkp_lc_sub(cs, C, c.var, NULL);
-	zkp_cs_enforce(cs, A, B, C);
-	zkp_lc_clear(A);
-	zkp_lc_clear(B);
-	zkp_lc_clear(C);
+	zkp_cs_enforce_scratch(cs);
 	return c;
 }
 

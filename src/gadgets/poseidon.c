@@ -60,10 +60,7 @@ static zkp_var square(zkp_cs *cs, zkp_var x, const zkp_fr *xv, zkp_fr *out)
 	zkp_lc_add(cs, a, x, NULL);
 	zkp_lc_add(cs, b, x, NULL);
 	zkp_lc_add(cs, c, r, NULL);
-	zkp_cs_enforce(cs, a, b, c);
-	zkp_lc_clear(a);
-	zkp_lc_clear(b);
-	zkp_lc_clear(c);
+	zkp_cs_enforce_scratch(cs);
 	return r;
 }
 
@@ -105,10 +102,7 @@ static void sbox(struct state *s, struct elt *e, const zkp_fr *pre, const zkp_fr
 		lc_plus_const(cs, a, l, pre);
 		lc_plus_const(cs, b, l, pre);
 		zkp_lc_add(cs, c, l2, NULL);
-		zkp_cs_enforce(cs, a, b, c);
-		zkp_lc_clear(a);
-		zkp_lc_clear(b);
-		zkp_lc_clear(c);
+		zkp_cs_enforce_scratch(cs);
 	} else {
 		l2 = square(cs, l, &x, &x2);
 	}
@@ -123,10 +117,7 @@ static void sbox(struct state *s, struct elt *e, const zkp_fr *pre, const zkp_fr
 	zkp_lc_add(cs, c, l5, NULL);
 	if (post)
 		zkp_lc_sub(cs, c, ZKP_CS_ONE, post);
-	zkp_cs_enforce(cs, a, b, c);
-	zkp_lc_clear(a);
-	zkp_lc_clear(b);
-	zkp_lc_clear(c);
+	zkp_cs_enforce_scratch(cs);
 	e->var = l5;
 	e->value = x5;
 }

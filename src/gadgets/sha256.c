@@ -101,21 +101,16 @@ void zkp_sha256_compress(zkp_cs *cs, const zkp_bool in[512], const zkp_u32 cur[8
 		a.ops[a.n++] = maj;
 	}
 
-	zkp_u32 pair[2];
-	out[0] = compute(&me, &a, &cur[0]);
-	pair[0] = cur[1], pair[1] = b;
-	out[1] = zkp_u32_addmany(&me, pair, 2);
-	pair[0] = cur[2], pair[1] = c;
-	out[2] = zkp_u32_addmany(&me, pair, 2);
-	pair[0] = cur[3], pair[1] = d;
-	out[3] = zkp_u32_addmany(&me, pair, 2);
-	out[4] = compute(&me, &e, &cur[4]);
-	pair[0] = cur[5], pair[1] = f;
-	out[5] = zkp_u32_addmany(&me, pair, 2);
-	pair[0] = cur[6], pair[1] = g;
-	out[6] = zkp_u32_addmany(&me, pair, 2);
-	pair[0] = cur[7], pair[1] = h;
-	out[7] = zkp_u32_addmany(&me, pair, 2);
+	/* h0 and h4 finish the deferred sums; the others are pairs. */
+	const zkp_u32 *last[8] = { NULL, &b, &c, &d, NULL, &f, &g, &h };
+	for (unsigned i = 0; i < 8; i++) {
+		if (i == 0 || i == 4) {
+			out[i] = compute(&me, i == 0 ? &a : &e, &cur[i]);
+			continue;
+		}
+		zkp_u32 pair[2] = { cur[i], *last[i] };
+		out[i] = zkp_u32_addmany(&me, pair, 2);
+	}
 	zkp_multieq_finish(&me);
 }
 

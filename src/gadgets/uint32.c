@@ -19,10 +19,10 @@ void zkp_multieq_init(zkp_multieq *me, zkp_cs *cs)
 
 static void flush(zkp_multieq *me)
 {
-	zkp_lc one = { 0 };
-	zkp_lc_add(me->cs, &one, ZKP_CS_ONE, NULL);
-	zkp_cs_enforce(me->cs, &me->lhs, &one, &me->rhs);
-	zkp_lc_release(&one);
+	zkp_lc *one = &me->cs->lc[1];
+	zkp_lc_add(me->cs, one, ZKP_CS_ONE, NULL);
+	zkp_cs_enforce(me->cs, &me->lhs, one, &me->rhs);
+	zkp_lc_clear(one);
 	zkp_lc_clear(&me->lhs);
 	zkp_lc_clear(&me->rhs);
 	me->bits_used = 0;

@@ -39,6 +39,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "zkpd/rng.h"
 #include "zkpd/synth.h"
 
 enum kind { K_BOOL, K_XOR, K_AND, K_CH, K_MAJ, K_PACK, K_ADD, K_POS, N_KINDS };
@@ -86,7 +87,7 @@ struct gen {
 	zkp_fr *w;
 	zkp_error *err;
 	struct consts *k;
-	uint64_t rng[4];
+	zkp_rng rng;
 
 	uint64_t rows, n_aux, kind_rows[N_KINDS], nnz[3];
 	uint64_t bit_rows, packing_rows, poseidon_rows, hashes;
@@ -126,47 +127,19 @@ struct gen {
 	} p;
 };
 
-/* ---- random numbers (xoshiro256**) ---- */
-
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-static uint64_t splitmix(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static void rng_seed(uint64_t s[4], uint64_t seed)
-{
-	for (int i = 0; i < 4; i++)
-		s[i] = splitmix(&seed);
-}
-
-static uint64_t rng_next(uint64_t s[4])
-{
-	uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return r;
-}
+/* ---- random numbers (zkpd/rng.h) ---- */
 
 /* Uniform enough in [0, n) for operand picks (n <= 2^13). */
-static uint64_t rng_below(struct gen *g, uint64_t n) { return rng_next(g->rng) % n; }
+static uint64_t rng_below(struct gen *g, uint64_t n) { return zkp_rng_next(&g->rng) % n; }
 
 /* ---- constants ---- */
 
-static void random_fr(zkp_fr *ret, uint64_t s[4])
+static void random_fr(zkp_fr *ret, zkp_rng *s)
 {
 	do {
 		uint64_t wide[2 * ZKP_FR_LIMBS];
 		for (int i = 0; i < 2 * ZKP_FR_LIMBS; i++)
-			wide[i] = rng_next(s);
+			wide[i] = zkp_rng_next(s);
 		zkp_fr_from_wide(ret, wide);
 	} while (zkp_fr_is_zero(ret));
 }
@@ -187,14 +160,14 @@ static void consts_init(struct consts *k)
 		}
 	/* A fixed stream, so every circuit shares the constants, like a real
 	 * hash's round constants. */
-	uint64_t s[4];
-	rng_seed(s, 0x706f736569646f6eULL);
+	zkp_rng s;
+	zkp_rng_seed(&s, 0x706f736569646f6eULL);
 	for (int r = 0; r < P_ROUNDS; r++)
 		for (int j = 0; j < PT; j++)
-			random_fr(&k->rc[r][j], s);
+			random_fr(&k->rc[r][j], &s);
 	for (int r = 0; r < P_RP; r++)
 		for (int j = 0; j < PT; j++)
-			random_fr(&k->wpart[r][j], s);
+			random_fr(&k->wpart[r][j], &s);
 }
 
 /* ---- variables, terms and rows ---- */
@@ -356,7 +329,7 @@ static int row_bool(struct gen *g)
 		col = new_bit(g, val);
 		g->add_res[g->add_done++] = col;
 	} else {
-		val = (unsigned)(rng_next(g->rng) >> 63);
+		val = (unsigned)(zkp_rng_next(&g->rng) >> 63);
 		col = new_bit(g, val);
 	}
 	term(g, 0, 0, &k->one);
@@ -710,7 +683,7 @@ int zkp_synth_porep(uint64_t n, uint64_t seed, zkp_synth_sink sink, void *ctx, z
 	g->w = witness;
 	g->err = err;
 	g->k = k;
-	rng_seed(g->rng, seed);
+	zkp_rng_seed(&g->rng, seed);
 	if (witness)
 		witness[0] = k->one;
 

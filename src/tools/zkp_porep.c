@@ -67,8 +67,6 @@ static int parse_tree(const char *arg, unsigned tree[3])
 	return -1;
 }
 
-static void partition(zkp_cs *cs, void *ctx) { zkp_porep_circuit(cs, ctx, NULL); }
-
 static double now(void)
 {
 	struct timespec t;
@@ -156,13 +154,14 @@ static int circuit(int argc, char **argv)
 	char desc[128];
 	zkp_porep_describe(desc, sizeof(desc), &s);
 	zkp_pce_builder_stats st;
+	zkp_porep_job job = { &s, NULL };
 	double t0 = now();
 	if (count) {
-		rc = zkp_circuit_count(partition, &s, &st, &err);
+		rc = zkp_circuit_count(zkp_porep_circuit_fn, &job, &st, &err);
 	} else {
 		uint8_t label[ZKP_PCE_LABEL_BYTES];
 		zkp_porep_label_encode(label, &s);
-		rc = zkp_circuit_write(partition, &s, out, label, &st, &err);
+		rc = zkp_circuit_write(zkp_porep_circuit_fn, &job, out, label, &st, &err);
 	}
 	double secs = now() - t0;
 	if (rc) {

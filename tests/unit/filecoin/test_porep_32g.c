@@ -17,8 +17,6 @@
 #include "zkpd/circuit.h"
 #include "zkpd/porep.h"
 
-static void partition(zkp_cs *cs, void *ctx) { zkp_porep_circuit(cs, ctx, NULL); }
-
 static void test_32gib(void **state)
 {
 	(void)state;
@@ -26,7 +24,8 @@ static void test_32gib(void **state)
 	zkp_error err = { 0 };
 	zkp_pce_builder_stats st;
 	assert_int_equal(zkp_porep_shape_for_size(&s, 32ULL << 30, &err), 0);
-	if (zkp_circuit_count(partition, &s, &st, &err))
+	zkp_porep_job job = { &s, NULL };
+	if (zkp_circuit_count(zkp_porep_circuit_fn, &job, &st, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(st.rows, 130278541);
 	assert_int_equal(st.n_inputs, 328);

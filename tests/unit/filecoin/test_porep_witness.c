@@ -23,17 +23,6 @@
 #include "zkpd/porep.h"
 #include "zkpd/porep_dev.h"
 
-struct job {
-	const zkp_porep_shape *s;
-	const zkp_porep_witness *w;
-};
-
-static void partition(zkp_cs *cs, void *ctx)
-{
-	struct job *j = ctx;
-	zkp_porep_circuit(cs, j->s, zkp_cs_witness(cs) ? j->w : NULL);
-}
-
 /* Writes s's circuit to a temporary .pce and loads it. */
 static zkp_pce *compile(const zkp_porep_shape *s, zkp_pce_builder_stats *st)
 {
@@ -41,11 +30,11 @@ static zkp_pce *compile(const zkp_porep_shape *s, zkp_pce_builder_stats *st)
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);
-	struct job j = { s, NULL };
+	zkp_porep_job j = { s, NULL };
 	zkp_error err = { 0 };
 	uint8_t label[32];
 	zkp_porep_label_encode(label, s);
-	if (zkp_circuit_write(partition, &j, path, label, st, &err))
+	if (zkp_circuit_write(zkp_porep_circuit_fn, &j, path, label, st, &err))
 		fail_msg("write: %s", err.msg);
 	zkp_pce *pce = NULL;
 	if (zkp_pce_load(&pce, path, 0, &err))
@@ -63,16 +52,16 @@ static zkp_pce *compile(const zkp_porep_shape *s, zkp_pce_builder_stats *st)
 static int prove_rows(const zkp_pce *pce, const zkp_porep_shape *s, const zkp_porep_witness *w,
 		      uint64_t *bad)
 {
-	struct job j = { s, w };
+	zkp_porep_job j = { s, w };
 	zkp_circuit_dims d;
 	zkp_error err = { 0 };
-	assert_int_equal(zkp_circuit_shape(partition, &j, &d, &err), 0);
+	assert_int_equal(zkp_circuit_shape(zkp_porep_circuit_fn, &j, &d, &err), 0);
 	const zkp_pce_dims *pd = zkp_pce_get_dims(pce);
 	assert_int_equal(d.inputs, pd->n_inputs);
 	assert_int_equal(d.aux, pd->n_aux);
 	zkp_fr *wv = malloc((d.inputs + d.aux) * sizeof(zkp_fr));
 	assert_non_null(wv);
-	if (zkp_circuit_witness(partition, &j, &d, wv, &err))
+	if (zkp_circuit_witness(zkp_porep_circuit_fn, &j, &d, wv, &err))
 		fail_msg("witness: %s", err.msg);
 	int rc = zkp_pce_check(pce, wv, bad, NULL, &err);
 	free(wv);
