@@ -178,8 +178,8 @@ void zkp_porep_describe(char *out, size_t n, const zkp_porep_shape *s)
 		if (published[i].bytes == s->sector_bytes)
 			snprintf(size, sizeof(size), "%s", published[i].name);
 	unsigned k = log2_exact(s->nodes);
-	snprintf(out, n, "%s: 2^%u nodes, %u layers, %u challenges, tree %s", size, k, s->layers,
-		 s->challenges, tree);
+	snprintf(out, n, "%s: 2^%u nodes, %u layers, %u challenge%s, tree %s", size, k, s->layers,
+		 s->challenges, s->challenges == 1 ? "" : "s", tree);
 }
 
 uint64_t zkp_porep_inputs(const zkp_porep_shape *s) { return 4 + 18 * (uint64_t)s->challenges; }

@@ -31,8 +31,8 @@ static void help(FILE *f)
 		"                      rows (with the prover's input rows), inputs (with ONE), aux,\n"
 		"                      a_aux, b_input, b_aux, nnz_a, nnz_b, nnz_c (with the input\n"
 		"                      rows' one A term each)\n\n"
-		"The 32GiB count takes minutes on two cores; writing it takes three passes and\n"
-		"about 4.3 GB of disk.\n");
+		"The 32GiB circuit counts in about 40 s and writes in about 100 s (three passes,\n"
+		"under 50 MiB of memory, a 4.3 GB file).\n");
 }
 
 static int parse_u64(const char *opt, const char *arg, uint64_t *v)
@@ -107,14 +107,14 @@ static int circuit(int argc, char **argv)
 				return ZKP_EXIT_USAGE;
 			test_shape = true;
 		} else if (!strcmp(a, "--layers") && has) {
-			if (parse_u64(a, argv[++i], &v) || v > 64)
+			if (parse_u64(a, argv[++i], &v))
 				return ZKP_EXIT_USAGE;
-			s.layers = (unsigned)v;
+			s.layers = v > 255 ? 255 : (unsigned)v; /* shape_check names it */
 			test_shape = true;
 		} else if (!strcmp(a, "--challenges") && has) {
-			if (parse_u64(a, argv[++i], &v) || v > 65535)
+			if (parse_u64(a, argv[++i], &v))
 				return ZKP_EXIT_USAGE;
-			s.challenges = (unsigned)v;
+			s.challenges = v > 65535 ? 65535 : (unsigned)v; /* shape_check names it */
 			test_shape = true;
 		} else if (!strcmp(a, "--tree") && has) {
 			if (parse_tree(argv[++i], s.tree))
