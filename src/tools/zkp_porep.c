@@ -11,10 +11,19 @@
 #include "zkp_cmds.h"
 #include "zkpd/circuit.h"
 #include "zkpd/porep.h"
+#include "zkpd/porep_dev.h"
+#include "zkpd/synth.h"
 
 static void help(FILE *f)
 {
 	fprintf(f,
+		"usage: zkp porep dev-witness (--sector-size 2KiB | --nodes N --layers L\n"
+		"                          --challenges C --tree B-S-T) [--seed S] -o FILE.wtns\n\n"
+		"Writes the witness of one partition of a DEVELOPMENT sector: random data\n"
+		"labelled over a random parent graph (not Filecoin's), with native trees. It\n"
+		"satisfies the circuit `zkp porep circuit` writes for the same shape, so the\n"
+		"circuit can be checked, set up, proved and verified end to end; it is not a\n"
+		"seal. At most 2^16 nodes (2KiB or a test shape).\n\n"
 		"usage: zkp porep circuit (--sector-size SIZE | --nodes N --layers L --challenges C\n"
 		"                          --tree B-S-T) (-o FILE.pce | --count) [--json]\n\n"
 		"Synthesizes one partition of Filecoin's StackedDRG PoRep circuit row for row as\n"
@@ -81,12 +90,47 @@ static long peak_rss_kib(void)
 	return u.ru_maxrss;
 }
 
-static int circuit(int argc, char **argv)
+/* The witness of a development sector's partition, as a .wtns. */
+static int write_dev_witness(const zkp_porep_shape *s, uint64_t seed, const char *out,
+			     const char *desc)
+{
+	zkp_porep_dev *dev = NULL;
+	zkp_fr *w = NULL;
+	zkp_error err = { 0 };
+	zkp_circuit_dims d;
+	int rc = zkp_porep_dev_new(&dev, s, seed, &err);
+	if (rc) {
+		fprintf(stderr, "zkp porep dev-witness: %s\n", err.msg);
+		return rc == ZKP_ERR_INVAL ? ZKP_EXIT_USAGE : ZKP_EXIT_FAIL;
+	}
+	zkp_porep_job job = { s, zkp_porep_dev_witness(dev) };
+	if (!(rc = zkp_circuit_shape(zkp_porep_circuit_fn, &job, &d, &err))) {
+		w = malloc((d.inputs + d.aux) * sizeof(zkp_fr));
+		if (!w)
+			rc = zkp_error_set(&err, ZKP_ERR_NOMEM, "no memory for %llu witness values",
+					   (unsigned long long)(d.inputs + d.aux));
+	}
+	if (!rc)
+		rc = zkp_circuit_witness(zkp_porep_circuit_fn, &job, &d, w, &err);
+	if (!rc)
+		rc = zkp_synth_write_wtns(out, w, d.inputs + d.aux, &err);
+	if (rc)
+		fprintf(stderr, "zkp porep dev-witness: %s\n", zkp_error_text(&err, rc));
+	else
+		printf("witness        %s: %llu values (%llu inputs) of a development sector (%s, seed %llu)\n",
+		       out, (unsigned long long)(d.inputs + d.aux), (unsigned long long)d.inputs,
+		       desc, (unsigned long long)seed);
+	free(w);
+	zkp_porep_dev_free(dev);
+	return rc ? ZKP_EXIT_FAIL : ZKP_EXIT_OK;
+}
+
+static int circuit(int argc, char **argv, bool dev_witness)
 {
 	zkp_porep_shape s = { 0 };
 	const char *out = NULL, *size = NULL;
 	bool count = false, json = false, test_shape = false;
-	uint64_t v;
+	uint64_t v, seed = 1;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -94,8 +138,11 @@ static int circuit(int argc, char **argv)
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			help(stdout);
 			return ZKP_EXIT_OK;
-		} else if (!strcmp(a, "--count")) {
+		} else if (!strcmp(a, "--count") && !dev_witness) {
 			count = true;
+		} else if (!strcmp(a, "--seed") && has && dev_witness) {
+			if (zkp_parse_seed("porep dev-witness", argv[++i], &seed))
+				return ZKP_EXIT_USAGE;
 		} else if (!strcmp(a, "--json")) {
 			json = true;
 		} else if (!strcmp(a, "-o") && has) {
@@ -121,7 +168,7 @@ static int circuit(int argc, char **argv)
 				return ZKP_EXIT_USAGE;
 			test_shape = true;
 		} else {
-			fprintf(stderr, "zkp porep circuit: unexpected argument '%s'\n", a);
+			fprintf(stderr, "zkp porep: unexpected argument '%s'\n", a);
 			help(stderr);
 			return ZKP_EXIT_USAGE;
 		}
@@ -132,7 +179,7 @@ static int circuit(int argc, char **argv)
 		return ZKP_EXIT_USAGE;
 	}
 	if (!!out == count) {
-		fprintf(stderr, "zkp porep circuit: give -o FILE or --count\n");
+		fprintf(stderr, "zkp porep: give -o FILE%s\n", dev_witness ? "" : " or --count");
 		return ZKP_EXIT_USAGE;
 	}
 
@@ -153,6 +200,8 @@ static int circuit(int argc, char **argv)
 
 	char desc[128];
 	zkp_porep_describe(desc, sizeof(desc), &s);
+	if (dev_witness)
+		return write_dev_witness(&s, seed, out, desc);
 	zkp_pce_builder_stats st;
 	zkp_porep_job job = { &s, NULL };
 	double t0 = now();
@@ -204,12 +253,14 @@ static int circuit(int argc, char **argv)
 int zkp_cmd_porep(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "circuit"))
-		return circuit(argc - 1, argv + 1);
+		return circuit(argc - 1, argv + 1, false);
+	if (argc >= 2 && !strcmp(argv[1], "dev-witness"))
+		return circuit(argc - 1, argv + 1, true);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		help(stdout);
 		return ZKP_EXIT_OK;
 	}
-	fprintf(stderr, "zkp porep: expected a subcommand: circuit\n");
+	fprintf(stderr, "zkp porep: expected a subcommand: circuit or dev-witness\n");
 	help(stderr);
 	return ZKP_EXIT_USAGE;
 }

@@ -72,5 +72,27 @@ expect 1 "wrong witness refused" "$zkp" prove --key c.INSECURE-DEV.params --pce 
   --witness d.wtns -o q.bin
 expect 1 "check refuses wrong witness" "$zkp" check c.pce d.wtns
 
+# Filecoin PoRep: a test shape's circuit (1 challenge, 2 layers, 8 nodes,
+# tree 8: 1,199,620 rows), its label, and a development sector's witness.
+expect 0 "porep circuit --count --json" "$zkp" porep circuit --nodes 8 --layers 2 \
+  --challenges 1 --tree 8-0-0 --count --json
+grep -q '"constraints": 1199620, "rows": 1199642, "inputs": 22,' out.txt &&
+  ok "porep test shape counts 1,199,620 rows and 22 inputs" || bad "porep count: $(cat out.txt)"
+expect 0 "porep circuit -o" "$zkp" porep circuit --nodes 8 --layers 2 --challenges 1 --tree 8 \
+  -o porep.pce
+expect 0 "inspect porep" "$zkp" inspect --json porep.pce
+grep -q '"circuit": {"kind": "filecoin-porep", "sector_bytes": 0, "nodes": 8, "layers": 2, "challenges": 1, "tree": "8-0-0"}' out.txt &&
+  ok "inspect names the PoRep shape" || bad "inspect porep: $(cat out.txt)"
+expect 0 "porep dev-witness" "$zkp" porep dev-witness --nodes 8 --layers 2 --challenges 1 \
+  --tree 8 --seed 9 -o porep.wtns
+expect 0 "check porep witness" "$zkp" check porep.pce porep.wtns
+expect 2 "porep unknown size" "$zkp" porep circuit --sector-size 4KiB --count
+grep -q "2KiB, 8MiB, 512MiB, 32GiB and 64GiB" err.txt && ok "unknown size names the sizes" ||
+  bad "unknown size message: $(cat err.txt)"
+expect 2 "porep bad layers" "$zkp" porep circuit --nodes 64 --layers 3 --challenges 1 --tree 8 --count
+grep -q "layers = 3" err.txt && ok "bad layers named" || bad "bad layers message: $(cat err.txt)"
+expect 2 "porep bad arity" "$zkp" porep circuit --nodes 64 --layers 2 --challenges 1 --tree 16 --count
+expect 2 "porep no output" "$zkp" porep circuit --sector-size 2KiB
+
 echo "zkp_tool: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -34,7 +34,7 @@ static void label_gadget(zkp_cs *cs, void *ctx)
 	for (unsigned i = 0; i < 256; i++)
 		id[i] = zkp_bool_alloc(cs, false);
 	for (unsigned i = 0; i < 64; i++)
-		node[i] = zkp_bool_const((22 >> i) & 1);
+		node[i] = zkp_bool_const((22ULL >> i) & 1);
 	zkp_u32 layer = zkp_u32_const(3);
 	zkp_porep_label_circuit(cs, id, p, &layer, node);
 }
