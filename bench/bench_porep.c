@@ -5,6 +5,8 @@
  *            counted; nothing stored)
  *   witness  the WITNESS pass from a development sector (random data and
  *            graph, native trees), straight into the assignment
+ *   parallel the same witness with the challenges spread over --threads
+ *            threads (zkp_porep_witness_parallel)
  *   floor    writing the same number of witness bytes (memset): the
  *            memory floor the witness pass is reported against
  * Medians of --runs runs; one JSON object on stdout.
@@ -18,11 +20,12 @@
 #include "zkpd/circuit.h"
 #include "zkpd/porep.h"
 #include "zkpd/porep_dev.h"
+#include "zkpd/pool.h"
 
 static int usage(void)
 {
 	fprintf(stderr, "usage: zkpd-bench porep [--sector-size 2KiB | --nodes N --layers L "
-			"--challenges C --tree B-S-T] [--runs R] [--seed S]\n"
+			"--challenges C --tree B-S-T] [--runs R] [--threads T] [--seed S]\n"
 			"(a development sector holds at most 2^16 nodes)\n");
 	return 2;
 }
@@ -31,7 +34,7 @@ int bench_porep_main(int argc, char **argv)
 {
 	zkp_porep_shape s = { 0 };
 	const char *size = "2KiB";
-	int runs = 5;
+	int runs = 5, threads = 2;
 	unsigned long long seed = 1;
 	zkp_error err = { 0 };
 
@@ -51,12 +54,14 @@ int bench_porep_main(int argc, char **argv)
 				return usage();
 		} else if (!strcmp(argv[i], "--runs") && has)
 			runs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--threads") && has)
+			threads = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--seed") && has)
 			seed = strtoull(argv[++i], NULL, 0);
 		else
 			return usage();
 	}
-	if (runs < 1 || runs > 100)
+	if (runs < 1 || runs > 100 || threads < 1 || threads > 1024)
 		return usage();
 	if (size) {
 		uint64_t bytes;
@@ -75,14 +80,20 @@ int bench_porep_main(int argc, char **argv)
 	zkp_circuit_dims d;
 	zkp_pce_builder_stats st;
 	double *t_shape = calloc((size_t)runs, sizeof(double)), *t_count = calloc((size_t)runs, sizeof(double)),
-	       *t_wit = calloc((size_t)runs, sizeof(double)), *t_floor = calloc((size_t)runs, sizeof(double));
+	       *t_wit = calloc((size_t)runs, sizeof(double)), *t_floor = calloc((size_t)runs, sizeof(double)),
+	       *t_par = calloc((size_t)runs, sizeof(double));
+	zkp_pool *pool = NULL;
+	if (zkp_pool_new(&pool, (unsigned)threads - 1)) {
+		fprintf(stderr, "zkpd-bench porep: cannot start %d threads\n", threads);
+		return 1;
+	}
 	if (zkp_circuit_shape(zkp_porep_circuit_fn, &j, &d, &err)) {
 		fprintf(stderr, "zkpd-bench porep: %s\n", err.msg);
 		return 1;
 	}
 	size_t wbytes = (size_t)(d.inputs + d.aux) * sizeof(zkp_fr);
 	zkp_fr *w = malloc(wbytes);
-	if (!t_shape || !t_count || !t_wit || !t_floor || !w) {
+	if (!t_shape || !t_count || !t_wit || !t_floor || !t_par || !w) {
 		fprintf(stderr, "zkpd-bench porep: no memory\n");
 		return 1;
 	}
@@ -103,6 +114,11 @@ int bench_porep_main(int argc, char **argv)
 		memset(w, r & 0xff, wbytes);
 		__asm__ volatile("" : : "r"(w) : "memory");
 		double t4 = bench_now_ns();
+		if (zkp_porep_witness_parallel(&s, j.witness, w, d.inputs, d.aux, pool, &err)) {
+			fprintf(stderr, "zkpd-bench porep: %s\n", err.msg);
+			return 1;
+		}
+		t_par[r] = bench_now_ns() - t4;
 		t_shape[r] = t1 - t0;
 		t_count[r] = t2 - t1;
 		t_wit[r] = t3 - t2;
@@ -128,6 +144,8 @@ int bench_porep_main(int argc, char **argv)
 	json_num("witness_ms", wit * ms);
 	json_num("witness_ns_per_row", wit / (double)d.rows);
 	json_num("witness_bytes", (double)wbytes);
+	json_num("threads", threads);
+	json_num("witness_parallel_ms", bench_median(t_par, (size_t)runs) * ms);
 	json_num("floor_ms", flo * ms);
 	json_num("witness_vs_floor", flo > 0 ? wit / flo : 0);
 	json_num("peak_rss_mib", (double)u.ru_maxrss / 1024.0);
@@ -138,6 +156,8 @@ int bench_porep_main(int argc, char **argv)
 	free(t_count);
 	free(t_wit);
 	free(t_floor);
+	free(t_par);
+	zkp_pool_free(pool);
 	zkp_porep_dev_free(dev);
 	return 0;
 }

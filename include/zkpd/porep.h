@@ -26,6 +26,7 @@
 #include "zkpd/cs.h"
 #include "zkpd/error.h"
 #include "zkpd/gadgets.h"
+#include "zkpd/pool.h"
 
 #define ZKP_POREP_DRG_PARENTS 6
 #define ZKP_POREP_EXP_PARENTS 8
@@ -89,6 +90,17 @@ typedef struct {
 /* The partition circuit on cs. w is read in WITNESS passes only (NULL
  * otherwise). The shape must have passed zkp_porep_shape_check. */
 void zkp_porep_circuit(zkp_cs *cs, const zkp_porep_shape *s, const zkp_porep_witness *w);
+
+/* The witness of a partition (exactly what a WITNESS pass of
+ * zkp_porep_circuit writes) with its challenges spread over pool's threads:
+ * the part before the first challenge runs on the caller, then each
+ * challenge fills its own slice of w (every challenge allocates the same
+ * number of variables). w has inputs + aux entries, the circuit's counts
+ * (zkp_circuit_shape). Errors: ZKP_ERR_MISMATCH when inputs/aux are not
+ * the shape's, ZKP_ERR_NOMEM, or what a challenge's pass records (the
+ * first failing challenge named). */
+int zkp_porep_witness_parallel(const zkp_porep_shape *s, const zkp_porep_witness *in, zkp_fr *w,
+			       uint64_t inputs, uint64_t aux, zkp_pool *pool, zkp_error *err);
 
 /* A partition as a zkp_circuit_fn (circuit.h): ctx is a zkp_porep_job;
  * witness is read in WITNESS passes only and may be NULL otherwise. */

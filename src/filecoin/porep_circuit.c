@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
+
 #include "zkpd/porep.h"
 
 static const struct {
@@ -302,6 +304,39 @@ void zkp_porep_circuit_fn(zkp_cs *cs, void *job)
 	zkp_porep_circuit(cs, j->shape, zkp_cs_witness(cs) ? j->witness : NULL);
 }
 
+/* The part before the first challenge, and what every challenge uses. */
+struct globals {
+	zkp_num comm_d, comm_c, comm_r_last;
+	zkp_bool replica_bits[256];
+};
+
+static void global_part(zkp_cs *cs, const zkp_porep_witness *w, struct globals *g)
+{
+	const bool wit = zkp_cs_witness(cs);
+	zkp_num replica_id = zkp_num_alloc(cs, wit ? &w->replica_id : NULL);
+	zkp_num_inputize(cs, &replica_id);
+	zkp_bool raw[255];
+	zkp_num_to_bits_le(cs, &replica_id, raw);
+	zkp_bits_reverse_bytes(g->replica_bits, raw);
+
+	g->comm_d = zkp_num_alloc(cs, wit ? &w->comm_d : NULL);
+	zkp_num_inputize(cs, &g->comm_d);
+	zkp_num comm_r = zkp_num_alloc(cs, wit ? &w->comm_r : NULL);
+	zkp_num_inputize(cs, &comm_r);
+	g->comm_r_last = zkp_num_alloc(cs, wit ? &w->comm_r_last : NULL);
+	g->comm_c = zkp_num_alloc(cs, wit ? &w->comm_c : NULL);
+
+	const zkp_poseidon_consts *p2;
+	int rc = zkp_poseidon_consts_get(&p2, 2);
+	if (rc) {
+		zkp_cs_fail(cs, rc, "Poseidon of arity 2");
+		return;
+	}
+	zkp_num pair[2] = { g->comm_c, g->comm_r_last };
+	zkp_num h = zkp_poseidon_circuit(cs, p2, pair);
+	zkp_num_enforce_equal(cs, &comm_r, &h);
+}
+
 void zkp_porep_circuit(zkp_cs *cs, const zkp_porep_shape *s, const zkp_porep_witness *w)
 {
 	const bool wit = zkp_cs_witness(cs);
@@ -310,37 +345,109 @@ void zkp_porep_circuit(zkp_cs *cs, const zkp_porep_shape *s, const zkp_porep_wit
 		return;
 	}
 	struct challenge_scratch *x = malloc(sizeof(*x));
+	struct globals g;
 	if (!x) {
 		zkp_cs_fail(cs, ZKP_ERR_NOMEM, "no memory for a challenge");
 		return;
 	}
-
-	zkp_num replica_id = zkp_num_alloc(cs, wit ? &w->replica_id : NULL);
-	zkp_num_inputize(cs, &replica_id);
-	zkp_bool raw[255], replica_bits[256];
-	zkp_num_to_bits_le(cs, &replica_id, raw);
-	zkp_bits_reverse_bytes(replica_bits, raw);
-
-	zkp_num comm_d = zkp_num_alloc(cs, wit ? &w->comm_d : NULL);
-	zkp_num_inputize(cs, &comm_d);
-	zkp_num comm_r = zkp_num_alloc(cs, wit ? &w->comm_r : NULL);
-	zkp_num_inputize(cs, &comm_r);
-	zkp_num comm_r_last = zkp_num_alloc(cs, wit ? &w->comm_r_last : NULL);
-	zkp_num comm_c = zkp_num_alloc(cs, wit ? &w->comm_c : NULL);
-
-	const zkp_poseidon_consts *p2;
-	int rc = zkp_poseidon_consts_get(&p2, 2);
-	if (rc) {
-		zkp_cs_fail(cs, rc, "Poseidon of arity 2");
-		free(x);
-		return;
-	}
-	zkp_num pair[2] = { comm_c, comm_r_last };
-	zkp_num h = zkp_poseidon_circuit(cs, p2, pair);
-	zkp_num_enforce_equal(cs, &comm_r, &h);
-
+	global_part(cs, w, &g);
 	for (unsigned i = 0; i < s->challenges && !zkp_cs_error(cs); i++)
-		challenge(cs, s, wit ? &w->challenges[i] : NULL, &comm_d, &comm_c, &comm_r_last,
-			  replica_bits, x);
+		challenge(cs, s, wit ? &w->challenges[i] : NULL, &g.comm_d, &g.comm_c, &g.comm_r_last,
+			  g.replica_bits, x);
 	free(x);
+}
+
+/* ---- the witness, challenges in parallel ---- */
+
+struct par {
+	const zkp_porep_shape *s;
+	const zkp_porep_witness *in;
+	zkp_fr *w;
+	uint64_t inputs, aux;        /* the circuit's totals */
+	uint64_t in0, aux0;          /* after the global part */
+	uint64_t in_per, aux_per;    /* per challenge */
+	const struct globals *g;
+	pthread_mutex_t lock;
+	int err;
+	zkp_error error;
+};
+
+static void par_fail(struct par *p, const zkp_cs *cs, unsigned i, int rc)
+{
+	pthread_mutex_lock(&p->lock);
+	if (!p->err) {
+		p->err = rc;
+		zkp_error_set(&p->error, rc, "challenge %u: %s", i, zkp_error_text(&cs->error, rc));
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void par_chunk(void *arg, size_t begin, size_t end)
+{
+	struct par *p = arg;
+	struct challenge_scratch *x = malloc(sizeof(*x));
+	for (size_t i = begin; i < end; i++) {
+		zkp_cs cs;
+		zkp_cs_init_witness_at(&cs, p->inputs, p->aux, p->w, p->in0 + i * p->in_per,
+				       p->aux0 + i * p->aux_per);
+		if (!x)
+			zkp_cs_fail(&cs, ZKP_ERR_NOMEM, "no memory for a challenge");
+		else
+			challenge(&cs, p->s, &p->in->challenges[i], &p->g->comm_d, &p->g->comm_c,
+				  &p->g->comm_r_last, p->g->replica_bits, x);
+		if (!zkp_cs_error(&cs) && (cs.aux != p->aux0 + (i + 1) * p->aux_per ||
+					   cs.inputs != p->in0 + (i + 1) * p->in_per))
+			zkp_cs_fail(&cs, ZKP_ERR_MISMATCH, "allocated other than its shape");
+		if (zkp_cs_error(&cs))
+			par_fail(p, &cs, (unsigned)i, zkp_cs_error(&cs));
+		zkp_cs_release(&cs);
+	}
+	free(x);
+}
+
+int zkp_porep_witness_parallel(const zkp_porep_shape *s, const zkp_porep_witness *in, zkp_fr *w,
+			       uint64_t inputs, uint64_t aux, zkp_pool *pool, zkp_error *err)
+{
+	struct par p = { .s = s, .in = in, .w = w, .inputs = inputs, .aux = aux };
+	struct challenge_scratch *x = malloc(sizeof(*x));
+	struct globals g;
+	zkp_cs cs;
+	int rc;
+
+	if (!x)
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "no memory for a challenge");
+	/* Where each challenge's variables start: a shape pass of the global
+	 * part and of one challenge (every challenge allocates alike). */
+	zkp_cs_init_shape(&cs);
+	global_part(&cs, NULL, &g);
+	p.in0 = cs.inputs;
+	p.aux0 = cs.aux;
+	challenge(&cs, s, NULL, &g.comm_d, &g.comm_c, &g.comm_r_last, g.replica_bits, x);
+	p.in_per = cs.inputs - p.in0;
+	p.aux_per = cs.aux - p.aux0;
+	zkp_cs_release(&cs);
+	free(x);
+	if (p.in0 + s->challenges * p.in_per != inputs || p.aux0 + s->challenges * p.aux_per != aux)
+		return zkp_error_set(err, ZKP_ERR_MISMATCH,
+				     "a witness of %llu inputs and %llu aux for a circuit of %llu and %llu",
+				     (unsigned long long)inputs, (unsigned long long)aux,
+				     (unsigned long long)(p.in0 + s->challenges * p.in_per),
+				     (unsigned long long)(p.aux0 + s->challenges * p.aux_per));
+
+	zkp_cs_init_witness(&cs, inputs, aux, w);
+	global_part(&cs, in, &g);
+	rc = zkp_cs_error(&cs);
+	if (rc) {
+		zkp_error_set(err, rc, "global part: %s", zkp_error_text(&cs.error, rc));
+		zkp_cs_release(&cs);
+		return rc;
+	}
+	zkp_cs_release(&cs);
+	p.g = &g;
+	pthread_mutex_init(&p.lock, NULL);
+	zkp_pool_run(pool, s->challenges, 1, par_chunk, &p);
+	pthread_mutex_destroy(&p.lock);
+	if (p.err)
+		*err = p.error;
+	return p.err;
 }

@@ -24,6 +24,7 @@
 #include "zkpd/circuit.h"
 #include "zkpd/porep.h"
 #include "zkpd/porep_dev.h"
+#include "zkpd/pool.h"
 
 /* Writes s's circuit to a temporary .pce and loads it. */
 static zkp_pce *compile(const zkp_porep_shape *s, zkp_pce_builder_stats *st)
@@ -145,12 +146,52 @@ static void test_2kib(void **state)
 	zkp_pce_free(pce);
 }
 
+/* The parallel witness equals the sequential one byte for byte, and is
+ * refused for dimensions that are not the circuit's. */
+static void test_parallel_witness(void **state)
+{
+	(void)state;
+	zkp_pool *pool = NULL;
+	assert_int_equal(zkp_pool_new(&pool, 2), 0);
+	zkp_porep_shape shapes[2] = {
+		{ .nodes = 64, .layers = 2, .challenges = 5, .tree = { 8, 0, 0 } },
+		{ .nodes = 32, .layers = 11, .challenges = 3, .tree = { 8, 4, 0 } },
+	};
+	for (int k = 0; k < 2; k++) {
+		const zkp_porep_shape *s = &shapes[k];
+		zkp_porep_dev *dev = NULL;
+		zkp_error err = { 0 };
+		if (zkp_porep_dev_new(&dev, s, tu_rand64(), &err))
+			fail_msg("%s", err.msg);
+		zkp_porep_job j = { s, zkp_porep_dev_witness(dev) };
+		zkp_circuit_dims d;
+		assert_int_equal(zkp_circuit_shape(zkp_porep_circuit_fn, &j, &d, &err), 0);
+		size_t bytes = (d.inputs + d.aux) * sizeof(zkp_fr);
+		zkp_fr *a = malloc(bytes), *b = malloc(bytes);
+		assert_non_null(a);
+		assert_non_null(b);
+		memset(b, 0xa5, bytes);
+		assert_int_equal(zkp_circuit_witness(zkp_porep_circuit_fn, &j, &d, a, &err), 0);
+		if (zkp_porep_witness_parallel(s, j.witness, b, d.inputs, d.aux, pool, &err))
+			fail_msg("%s", err.msg);
+		assert_memory_equal(a, b, bytes);
+		assert_int_equal(zkp_porep_witness_parallel(s, j.witness, b, d.inputs, d.aux - 1, pool,
+							    &err),
+				 ZKP_ERR_MISMATCH);
+		free(a);
+		free(b);
+		zkp_porep_dev_free(dev);
+	}
+	zkp_pool_free(pool);
+}
+
 int main(void)
 {
 	tu_seed();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_test_shapes),
 		cmocka_unit_test(test_2kib),
+		cmocka_unit_test(test_parallel_witness),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
