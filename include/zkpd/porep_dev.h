@@ -7,7 +7,8 @@
  * it, so it exercises the witness pass end to end; it is not a seal, and no
  * Filecoin verifier would accept a proof of it.
  *
- * Cost: labels * 20 SHA-256 compressions plus the trees; nodes up to 2^16.
+ * It is a sector sealed by porep_seal.h over a random graph. Cost: labels *
+ * 20 SHA-256 compressions plus the trees; nodes up to 2^16.
  */
 #ifndef ZKPD_POREP_DEV_H
 #define ZKPD_POREP_DEV_H
@@ -16,6 +17,7 @@
 
 #include "zkpd/error.h"
 #include "zkpd/porep.h"
+#include "zkpd/porep_seal.h"
 
 typedef struct zkp_porep_dev zkp_porep_dev;
 
@@ -28,5 +30,8 @@ void zkp_porep_dev_free(zkp_porep_dev *d);
 const zkp_porep_witness *zkp_porep_dev_witness(const zkp_porep_dev *d);
 /* The native label of challenge i's node in layer (1-based). */
 const zkp_fr *zkp_porep_dev_label(const zkp_porep_dev *d, unsigned i, unsigned layer);
+/* The sealed sector behind it, and challenge i as a C1 output carries it. */
+const zkp_porep_sector *zkp_porep_dev_sector(const zkp_porep_dev *d);
+const zkp_porep_c1_challenge *zkp_porep_dev_c1_challenge(const zkp_porep_dev *d, unsigned i);
 
 #endif

@@ -1,0 +1,267 @@
+/*
+ * A sector sealed in memory (include/zkpd/porep_seal.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "zkpd/fil_sha256.h"
+#include "zkpd/poseidon.h"
+#include "zkpd/porep_seal.h"
+
+#define MAX_NODES (1ULL << 28)
+
+struct tree {
+	zkp_tree_shape shape;
+	unsigned nlevels;
+	zkp_fr *level[ZKP_PATH_MAX_LEVELS + 1];
+};
+
+struct zkp_porep_sector {
+	zkp_porep_shape s;
+	zkp_fr replica_id, comm_r;
+	zkp_fr *data, *labels; /* labels[layer * nodes + node], layer 0-based */
+	zkp_porep_parents_fn parents;
+	void *ctx;
+	struct tree d, c, r;
+};
+
+static int hash_group(const struct tree *t, zkp_fr *out, const zkp_fr *in, unsigned arity)
+{
+	if (t->shape.hash == ZKP_TREE_SHA256) {
+		uint8_t l[32], r[32], d[32];
+		zkp_fr_to_le(l, &in[0]);
+		zkp_fr_to_le(r, &in[1]);
+		int rc = zkp_fil_sha256_node(d, l, r);
+		return rc ? rc : zkp_fr_from_le(out, d); /* trimmed: below r */
+	}
+	const zkp_poseidon_consts *c;
+	int rc = zkp_poseidon_consts_get(&c, arity);
+	if (!rc)
+		zkp_poseidon_hash(out, c, in);
+	return rc;
+}
+
+/* Every level of the tree, grouping consecutive nodes by the level's
+ * arity: base levels, then the sub and top levels. */
+static int tree_build(struct tree *t, const zkp_tree_shape *shape, const zkp_fr *leaves,
+		      uint64_t n)
+{
+	t->shape = *shape;
+	t->nlevels = zkp_tree_levels(shape);
+	for (unsigned l = 0; l <= t->nlevels; l++) {
+		uint64_t count = l == 0 ? n : n / zkp_tree_level_arity(shape, l - 1);
+		t->level[l] = malloc(count * sizeof(zkp_fr));
+		if (!t->level[l])
+			return ZKP_ERR_NOMEM;
+		if (l == 0) {
+			memcpy(t->level[0], leaves, n * sizeof(zkp_fr));
+			continue;
+		}
+		unsigned a = zkp_tree_level_arity(shape, l - 1);
+		for (uint64_t g = 0; g < count; g++) {
+			int rc = hash_group(t, &t->level[l][g], &t->level[l - 1][g * a], a);
+			if (rc)
+				return rc;
+		}
+		n = count;
+	}
+	return n == 1 ? 0 : ZKP_ERR_INVAL;
+}
+
+static void tree_free(struct tree *t)
+{
+	for (unsigned l = 0; l <= ZKP_PATH_MAX_LEVELS; l++)
+		free(t->level[l]);
+}
+
+static const zkp_fr *tree_root(const struct tree *t) { return &t->level[t->nlevels][0]; }
+
+/* Per level: the node's position in its group and the other members in
+ * order (a PathElement's index and hashes). */
+static void tree_path(const struct tree *t, uint64_t idx, zkp_path *p)
+{
+	unsigned s = 0;
+	memset(p, 0, sizeof(*p));
+	for (unsigned l = 0; l < t->nlevels; l++) {
+		unsigned a = zkp_tree_level_arity(&t->shape, l), pos = (unsigned)(idx % a);
+		uint64_t group = idx / a;
+		p->index[l] = (uint8_t)pos;
+		for (unsigned k = 0; k < a; k++)
+			if (k != pos)
+				p->siblings[s++] = t->level[l][group * a + k];
+		idx = group;
+	}
+}
+
+static zkp_fr *label_at(const zkp_porep_sector *sec, unsigned layer0, uint64_t node)
+{
+	return &sec->labels[(uint64_t)layer0 * sec->s.nodes + node];
+}
+
+static int make_label(zkp_porep_sector *sec, unsigned layer0, uint64_t node, zkp_error *err)
+{
+	uint8_t msg[64 + ZKP_POREP_LABEL_PARENTS * 32], digest[32];
+	size_t len = 64;
+
+	memset(msg, 0, 64);
+	zkp_fr_to_le(msg, &sec->replica_id);
+	for (int i = 0; i < 4; i++)
+		msg[32 + i] = (uint8_t)((layer0 + 1) >> (24 - 8 * i));
+	for (int i = 0; i < 8; i++)
+		msg[36 + i] = (uint8_t)(node >> (56 - 8 * i));
+	if (node > 0) {
+		uint32_t par[ZKP_POREP_PARENTS];
+		unsigned n = layer0 == 0 ? ZKP_POREP_DRG_PARENTS : ZKP_POREP_PARENTS;
+		sec->parents(sec->ctx, node, par);
+		for (unsigned p = 0; p < ZKP_POREP_PARENTS; p++)
+			if ((p < ZKP_POREP_DRG_PARENTS && par[p] >= node) || par[p] >= sec->s.nodes)
+				return zkp_error_set(err, ZKP_ERR_INVAL,
+						     "node %llu: parent %u is node %u, %s",
+						     (unsigned long long)node, p, par[p],
+						     p < ZKP_POREP_DRG_PARENTS ? "a DRG parent must come before its node"
+									       : "past the sector");
+		for (unsigned k = 0; k < ZKP_POREP_LABEL_PARENTS; k++) {
+			unsigned p = k % n;
+			const zkp_fr *v = p < ZKP_POREP_DRG_PARENTS ? label_at(sec, layer0, par[p])
+								   : label_at(sec, layer0 - 1, par[p]);
+			zkp_fr_to_le(msg + 64 + 32 * k, v);
+		}
+		len = sizeof(msg);
+	}
+	int rc = zkp_fil_sha256_trim(digest, msg, len);
+	if (!rc)
+		rc = zkp_fr_from_le(label_at(sec, layer0, node), digest);
+	return rc ? zkp_error_set(err, rc, "node %llu: SHA-256 failed", (unsigned long long)node) : 0;
+}
+
+static int seal(zkp_porep_sector *sec, zkp_error *err)
+{
+	const uint64_t N = sec->s.nodes;
+	const unsigned L = sec->s.layers;
+	zkp_fr *col = malloc(N * sizeof(zkp_fr)), *rep = malloc(N * sizeof(zkp_fr));
+	const zkp_poseidon_consts *pc, *p2;
+	zkp_tree_shape td, tcr;
+	int rc = 0;
+
+	if (!col || !rep) {
+		rc = zkp_error_set(err, ZKP_ERR_NOMEM, "no memory for a sector's trees");
+		goto out;
+	}
+	for (unsigned l = 0; l < L; l++)
+		for (uint64_t n = 0; n < N; n++)
+			if ((rc = make_label(sec, l, n, err)))
+				goto out;
+	if ((rc = zkp_poseidon_consts_get(&pc, L)) || (rc = zkp_poseidon_consts_get(&p2, 2))) {
+		zkp_error_set(err, rc, "Poseidon constants");
+		goto out;
+	}
+	for (uint64_t n = 0; n < N; n++) {
+		zkp_fr rows[ZKP_POREP_MAX_LAYERS];
+		for (unsigned l = 0; l < L; l++)
+			rows[l] = *label_at(sec, l, n);
+		zkp_poseidon_hash(&col[n], pc, rows);
+		zkp_fr_add(&rep[n], label_at(sec, L - 1, n), &sec->data[n]);
+	}
+	zkp_porep_tree_d(&sec->s, &td);
+	zkp_porep_tree_cr(&sec->s, &tcr);
+	if ((rc = tree_build(&sec->d, &td, sec->data, N)) ||
+	    (rc = tree_build(&sec->c, &tcr, col, N)) || (rc = tree_build(&sec->r, &tcr, rep, N))) {
+		zkp_error_set(err, rc, "building the sector's trees: %s", zkp_strerror(rc));
+		goto out;
+	}
+	zkp_fr pair[2] = { *tree_root(&sec->c), *tree_root(&sec->r) };
+	zkp_poseidon_hash(&sec->comm_r, p2, pair);
+out:
+	free(col);
+	free(rep);
+	return rc;
+}
+
+int zkp_porep_sector_seal(zkp_porep_sector **ret, const zkp_porep_shape *s, const zkp_fr *data,
+			  const zkp_fr *replica_id, zkp_porep_parents_fn parents, void *ctx,
+			  zkp_error *err)
+{
+	*ret = NULL;
+	int rc = zkp_porep_shape_check(s, err);
+	if (rc)
+		return rc;
+	if (s->nodes > MAX_NODES)
+		return zkp_error_set(err, ZKP_ERR_INVAL,
+				     "%llu nodes: a sector sealed in memory holds at most 2^28",
+				     (unsigned long long)s->nodes);
+	zkp_porep_sector *sec = calloc(1, sizeof(*sec));
+	if (!sec)
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "no memory for a sector");
+	sec->s = *s;
+	sec->replica_id = *replica_id;
+	sec->parents = parents;
+	sec->ctx = ctx;
+	sec->data = malloc(s->nodes * sizeof(zkp_fr));
+	sec->labels = malloc(s->nodes * s->layers * sizeof(zkp_fr));
+	if (!sec->data || !sec->labels)
+		rc = zkp_error_set(err, ZKP_ERR_NOMEM, "no memory for %llu nodes",
+				   (unsigned long long)s->nodes);
+	else {
+		memcpy(sec->data, data, s->nodes * sizeof(zkp_fr));
+		rc = seal(sec, err);
+	}
+	if (rc) {
+		zkp_porep_sector_free(sec);
+		return rc;
+	}
+	*ret = sec;
+	return 0;
+}
+
+void zkp_porep_sector_free(zkp_porep_sector *sec)
+{
+	if (!sec)
+		return;
+	tree_free(&sec->d);
+	tree_free(&sec->c);
+	tree_free(&sec->r);
+	free(sec->data);
+	free(sec->labels);
+	free(sec);
+}
+
+const zkp_porep_shape *zkp_porep_sector_shape(const zkp_porep_sector *sec) { return &sec->s; }
+const zkp_fr *zkp_porep_sector_replica_id(const zkp_porep_sector *sec) { return &sec->replica_id; }
+const zkp_fr *zkp_porep_sector_comm_d(const zkp_porep_sector *sec) { return tree_root(&sec->d); }
+const zkp_fr *zkp_porep_sector_comm_c(const zkp_porep_sector *sec) { return tree_root(&sec->c); }
+const zkp_fr *zkp_porep_sector_comm_r_last(const zkp_porep_sector *sec) { return tree_root(&sec->r); }
+const zkp_fr *zkp_porep_sector_comm_r(const zkp_porep_sector *sec) { return &sec->comm_r; }
+
+const zkp_fr *zkp_porep_sector_label(const zkp_porep_sector *sec, unsigned layer, uint64_t node)
+{
+	return label_at(sec, layer - 1, node);
+}
+
+void zkp_porep_sector_challenge(const zkp_porep_sector *sec, uint64_t node,
+				zkp_porep_c1_challenge *out)
+{
+	const unsigned L = sec->s.layers;
+	zkp_porep_challenge *ch = &out->ch;
+	uint32_t par[ZKP_POREP_PARENTS];
+
+	memset(out, 0, sizeof(*out));
+	sec->parents(sec->ctx, node, par);
+	ch->node = node;
+	ch->data_leaf = sec->data[node];
+	tree_path(&sec->d, node, &ch->comm_d_path);
+	for (unsigned p = 0; p < ZKP_POREP_PARENTS; p++) {
+		for (unsigned l = 0; l < L; l++)
+			ch->parent_rows[p][l] = *label_at(sec, l, par[p]);
+		tree_path(&sec->c, par[p], &ch->parent_paths[p]);
+		out->parent_nodes[p] = par[p];
+	}
+	tree_path(&sec->r, node, &ch->comm_r_last_path);
+	tree_path(&sec->c, node, &ch->comm_c_path);
+	out->column_index = (uint32_t)node;
+	for (unsigned l = 0; l < L; l++)
+		out->column_rows[l] = *label_at(sec, l, node);
+	out->comm_r_last_leaf = sec->r.level[0][node];
+	out->roots[0] = *tree_root(&sec->d);
+	out->roots[1] = *tree_root(&sec->r);
+	out->roots[2] = *tree_root(&sec->c);
+}
