@@ -91,6 +91,16 @@ typedef struct {
  * otherwise). The shape must have passed zkp_porep_shape_check. */
 void zkp_porep_circuit(zkp_cs *cs, const zkp_porep_shape *s, const zkp_porep_witness *w);
 
+/* A partition's public inputs after ONE (zkp_porep_inputs - 1 values) in
+ * the circuit's order, from the public data alone, as a verifier derives
+ * them: replica_id, comm_d, comm_r, then per challenge its node (the tree D
+ * index), its 6 DRG and 8 expander parents (tree C indices), the node again
+ * (the challenge), and twice more (tree R and tree C indices). nodes and
+ * parents have s->challenges entries. */
+void zkp_porep_public_inputs(zkp_fr *out, const zkp_porep_shape *s, const zkp_fr *replica_id,
+			     const zkp_fr *comm_d, const zkp_fr *comm_r, const uint64_t *nodes,
+			     const uint32_t (*parents)[ZKP_POREP_PARENTS]);
+
 /* The witness of a partition (exactly what a WITNESS pass of
  * zkp_porep_circuit writes) with its challenges spread over pool's threads:
  * the part before the first challenge runs on the caller, then each

@@ -357,6 +357,23 @@ void zkp_porep_circuit(zkp_cs *cs, const zkp_porep_shape *s, const zkp_porep_wit
 	free(x);
 }
 
+void zkp_porep_public_inputs(zkp_fr *out, const zkp_porep_shape *s, const zkp_fr *replica_id,
+			     const zkp_fr *comm_d, const zkp_fr *comm_r, const uint64_t *nodes,
+			     const uint32_t (*parents)[ZKP_POREP_PARENTS])
+{
+	size_t k = 0;
+	out[k++] = *replica_id;
+	out[k++] = *comm_d;
+	out[k++] = *comm_r;
+	for (unsigned i = 0; i < s->challenges; i++) {
+		zkp_fr_set_u64(&out[k++], nodes[i]);
+		for (unsigned p = 0; p < ZKP_POREP_PARENTS; p++)
+			zkp_fr_set_u64(&out[k++], parents[i][p]);
+		for (int r = 0; r < 3; r++)
+			zkp_fr_set_u64(&out[k++], nodes[i]);
+	}
+}
+
 /* ---- the witness, challenges in parallel ---- */
 
 struct par {

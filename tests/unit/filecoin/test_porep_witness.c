@@ -185,6 +185,39 @@ static void test_parallel_witness(void **state)
 	zkp_pool_free(pool);
 }
 
+/* The public inputs derived from public data alone (nodes, parents,
+ * commitments) are the witness's inputs. */
+static void test_public_inputs(void **state)
+{
+	(void)state;
+	zkp_porep_shape s = { .nodes = 64, .layers = 2, .challenges = 4, .tree = { 8, 4, 2 } };
+	zkp_porep_dev *dev = NULL;
+	zkp_error err = { 0 };
+	if (zkp_porep_dev_new(&dev, &s, tu_rand64(), &err))
+		fail_msg("%s", err.msg);
+	zkp_porep_job j = { &s, zkp_porep_dev_witness(dev) };
+	zkp_circuit_dims d;
+	assert_int_equal(zkp_circuit_shape(zkp_porep_circuit_fn, &j, &d, &err), 0);
+	zkp_fr *w = malloc((d.inputs + d.aux) * sizeof(zkp_fr)), pub[4 + 18 * 4];
+	assert_non_null(w);
+	assert_int_equal(zkp_circuit_witness(zkp_porep_circuit_fn, &j, &d, w, &err), 0);
+	uint64_t nodes[4];
+	uint32_t parents[4][ZKP_POREP_PARENTS];
+	for (unsigned i = 0; i < 4; i++) {
+		const zkp_porep_c1_challenge *c = zkp_porep_dev_c1_challenge(dev, i);
+		nodes[i] = c->ch.node;
+		memcpy(parents[i], c->parent_nodes, sizeof(parents[i]));
+	}
+	const zkp_porep_witness *pw = zkp_porep_dev_witness(dev);
+	zkp_porep_public_inputs(pub, &s, &pw->replica_id, &pw->comm_d, &pw->comm_r, nodes, parents);
+	assert_int_equal(d.inputs - 1, 4 + 18 * 4 - 1);
+	for (uint64_t k = 0; k + 1 < d.inputs; k++)
+		if (!zkp_fr_eq(&pub[k], &w[1 + k]))
+			fail_msg("public input %llu differs", (unsigned long long)k);
+	free(w);
+	zkp_porep_dev_free(dev);
+}
+
 int main(void)
 {
 	tu_seed();
@@ -192,6 +225,7 @@ int main(void)
 		cmocka_unit_test(test_test_shapes),
 		cmocka_unit_test(test_2kib),
 		cmocka_unit_test(test_parallel_witness),
+		cmocka_unit_test(test_public_inputs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
