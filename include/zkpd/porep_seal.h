@@ -31,12 +31,26 @@
 #include "zkpd/error.h"
 #include "zkpd/porep.h"
 #include "zkpd/porep_c1.h"
+#include "zkpd/porep_graph.h"
 
 /* The 6 DRG parents then the 8 expander parents of node (node >= 1). */
 typedef void (*zkp_porep_parents_fn)(void *ctx, uint64_t node,
 				     uint32_t parents[ZKP_POREP_PARENTS]);
 
 typedef struct zkp_porep_sector zkp_porep_sector;
+
+/* One SDR label (create_label): layer is 1-based; for node 0 no parent is
+ * read (pass NULL); otherwise drg[6] are the DRG parents' labels in this
+ * layer and, for layer > 1, exp[8] the expander parents' labels in the
+ * previous one (NULL in layer 1). ZKP_ERR_UNSUPPORTED if SHA-256 fails. */
+int zkp_porep_label(zkp_fr *out, const zkp_fr *replica_id, unsigned layer, uint64_t node,
+		    const zkp_fr *const drg[ZKP_POREP_DRG_PARENTS],
+		    const zkp_fr *const exp[ZKP_POREP_EXP_PARENTS]);
+
+/* comm_d of data (s->nodes field elements): the root of tree D, binary
+ * SHA-256 with the Filecoin trim. Needed before sealing, since replica_id
+ * commits to it. ZKP_ERR_NOMEM. */
+int zkp_porep_comm_d(zkp_fr *ret, const zkp_porep_shape *s, const zkp_fr *data, zkp_error *err);
 
 /*
  * Seals data (s->nodes canonical field elements) for replica_id. Errors:
@@ -63,5 +77,18 @@ const zkp_fr *zkp_porep_sector_label(const zkp_porep_sector *sec, unsigned layer
  * carries it: the witness values and what a self-check compares. */
 void zkp_porep_sector_challenge(const zkp_porep_sector *sec, uint64_t node,
 				zkp_porep_c1_challenge *out);
+
+/*
+ * The development sealer: seals data (the proof's nodes, field elements)
+ * for registered proof p over Filecoin's graph (porep_graph.h), with
+ * replica_id = SHA-256(prover_id, sector_id, ticket, comm_d, porep_id), and
+ * returns the C1 output a real sealer would: every partition's challenges
+ * for p's mode (from seed, or comm_r for non-interactive) and their vanilla
+ * proofs. Free with zkp_porep_c1_free; zkp_porep_c1_write saves it.
+ * Errors: as zkp_porep_sector_seal, ZKP_ERR_NOMEM.
+ */
+int zkp_porep_seal_c1(zkp_porep_c1 **ret, const zkp_porep_proof *p, const zkp_fr *data,
+		      const uint8_t prover_id[32], uint64_t sector_id, const uint8_t ticket[32],
+		      const uint8_t seed[32], zkp_error *err);
 
 #endif

@@ -98,20 +98,37 @@ static zkp_fr *label_at(const zkp_porep_sector *sec, unsigned layer0, uint64_t n
 	return &sec->labels[(uint64_t)layer0 * sec->s.nodes + node];
 }
 
-static int make_label(zkp_porep_sector *sec, unsigned layer0, uint64_t node, zkp_error *err)
+int zkp_porep_label(zkp_fr *out, const zkp_fr *replica_id, unsigned layer, uint64_t node,
+		    const zkp_fr *const drg[ZKP_POREP_DRG_PARENTS],
+		    const zkp_fr *const exp[ZKP_POREP_EXP_PARENTS])
 {
 	uint8_t msg[64 + ZKP_POREP_LABEL_PARENTS * 32], digest[32];
 	size_t len = 64;
 
 	memset(msg, 0, 64);
-	zkp_fr_to_le(msg, &sec->replica_id);
+	zkp_fr_to_le(msg, replica_id);
 	for (int i = 0; i < 4; i++)
-		msg[32 + i] = (uint8_t)((layer0 + 1) >> (24 - 8 * i));
+		msg[32 + i] = (uint8_t)(layer >> (24 - 8 * i));
 	for (int i = 0; i < 8; i++)
 		msg[36 + i] = (uint8_t)(node >> (56 - 8 * i));
 	if (node > 0) {
+		unsigned n = layer == 1 ? ZKP_POREP_DRG_PARENTS : ZKP_POREP_PARENTS;
+		for (unsigned k = 0; k < ZKP_POREP_LABEL_PARENTS; k++) {
+			unsigned p = k % n;
+			zkp_fr_to_le(msg + 64 + 32 * k,
+				     p < ZKP_POREP_DRG_PARENTS ? drg[p] : exp[p - ZKP_POREP_DRG_PARENTS]);
+		}
+		len = sizeof(msg);
+	}
+	int rc = zkp_fil_sha256_trim(digest, msg, len);
+	return rc ? rc : zkp_fr_from_le(out, digest);
+}
+
+static int make_label(zkp_porep_sector *sec, unsigned layer0, uint64_t node, zkp_error *err)
+{
+	const zkp_fr *drg[ZKP_POREP_DRG_PARENTS], *exp[ZKP_POREP_EXP_PARENTS];
+	if (node > 0) {
 		uint32_t par[ZKP_POREP_PARENTS];
-		unsigned n = layer0 == 0 ? ZKP_POREP_DRG_PARENTS : ZKP_POREP_PARENTS;
 		sec->parents(sec->ctx, node, par);
 		for (unsigned p = 0; p < ZKP_POREP_PARENTS; p++)
 			if ((p < ZKP_POREP_DRG_PARENTS && par[p] >= node) || par[p] >= sec->s.nodes)
@@ -120,17 +137,13 @@ static int make_label(zkp_porep_sector *sec, unsigned layer0, uint64_t node, zkp
 						     (unsigned long long)node, p, par[p],
 						     p < ZKP_POREP_DRG_PARENTS ? "a DRG parent must come before its node"
 									       : "past the sector");
-		for (unsigned k = 0; k < ZKP_POREP_LABEL_PARENTS; k++) {
-			unsigned p = k % n;
-			const zkp_fr *v = p < ZKP_POREP_DRG_PARENTS ? label_at(sec, layer0, par[p])
-								   : label_at(sec, layer0 - 1, par[p]);
-			zkp_fr_to_le(msg + 64 + 32 * k, v);
-		}
-		len = sizeof(msg);
+		for (unsigned p = 0; p < ZKP_POREP_DRG_PARENTS; p++)
+			drg[p] = label_at(sec, layer0, par[p]);
+		for (unsigned p = 0; p < ZKP_POREP_EXP_PARENTS; p++)
+			exp[p] = layer0 ? label_at(sec, layer0 - 1, par[ZKP_POREP_DRG_PARENTS + p]) : NULL;
 	}
-	int rc = zkp_fil_sha256_trim(digest, msg, len);
-	if (!rc)
-		rc = zkp_fr_from_le(label_at(sec, layer0, node), digest);
+	int rc = zkp_porep_label(label_at(sec, layer0, node), &sec->replica_id, layer0 + 1, node,
+				 drg, exp);
 	return rc ? zkp_error_set(err, rc, "node %llu: SHA-256 failed", (unsigned long long)node) : 0;
 }
 
@@ -174,6 +187,20 @@ static int seal(zkp_porep_sector *sec, zkp_error *err)
 out:
 	free(col);
 	free(rep);
+	return rc;
+}
+
+int zkp_porep_comm_d(zkp_fr *ret, const zkp_porep_shape *s, const zkp_fr *data, zkp_error *err)
+{
+	struct tree t = { 0 };
+	zkp_tree_shape td;
+	zkp_porep_tree_d(s, &td);
+	int rc = tree_build(&t, &td, data, s->nodes);
+	if (rc)
+		zkp_error_set(err, rc, "tree D: %s", zkp_strerror(rc));
+	else
+		*ret = *tree_root(&t);
+	tree_free(&t);
 	return rc;
 }
 

@@ -25,7 +25,7 @@ static const struct cmd {
 	{ "prove", zkp_cmd_prove, "make a Groth16 proof from a key, a .pce and a witness" },
 	{ "verify", zkp_cmd_verify, "verify a Groth16 proof against a verifying key" },
 	{ "dev-ptau", zkp_cmd_dev_ptau, "write an INSECURE development powers of tau for snarkjs" },
-	{ "porep", zkp_cmd_porep, "Filecoin PoRep: 'circuit' writes or counts the partition circuit, 'dev-witness' a test witness" },
+	{ "porep", zkp_cmd_porep, "Filecoin PoRep: 'circuit', 'dev-witness', 'seal' (development), 'prove' (C2), 'verify'" },
 	{ "export-vk", zkp_cmd_export_vk, "write a key's verifying key as .vk or verification_key.json" },
 };
 

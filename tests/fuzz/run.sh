@@ -20,7 +20,7 @@ dir=${2:-build-fuzz}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 src=$PWD/tests/fuzz
-targets=${FUZZ_TARGETS:-wire witness r1cs groth16_pk groth16_vk pce config ec journal}
+targets=${FUZZ_TARGETS:-wire witness r1cs groth16_pk groth16_vk pce config ec journal c1}
 jobs=$(nproc 2>/dev/null || echo 2)
 
 flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"

@@ -1,0 +1,95 @@
+/*
+ * The development sealer's C1 output (include/zkpd/porep_seal.h
+ * zkp_porep_seal_c1): comm_d, replica_id, SDR over Filecoin's graph, the
+ * challenges of every partition for the proof's mode, and each challenged
+ * node's vanilla proof.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zkpd/porep_graph.h"
+#include "zkpd/porep_seal.h"
+
+static int fill(zkp_porep_c1 *c1, const zkp_porep_sector *sec, const zkp_porep_proof *p,
+		zkp_error *err)
+{
+	uint64_t *nodes = malloc(c1->challenges * sizeof(*nodes));
+	int rc = 0;
+	if (!nodes)
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "no memory for challenges");
+	/* every partition's vanilla proofs reach into the same trees */
+	for (unsigned k = 0; k < c1->partitions && !rc; k++) {
+		c1->comm_r_last[k] = *zkp_porep_sector_comm_r_last(sec);
+		c1->comm_c[k] = *zkp_porep_sector_comm_c(sec);
+		rc = zkp_porep_challenges(nodes, p->mode, p->nodes, c1->challenges, k, c1->replica_id,
+					  c1->seed, c1->comm_r, err);
+		for (unsigned i = 0; i < c1->challenges && !rc; i++) {
+			size_t j = (size_t)k * c1->challenges + i;
+			zkp_porep_sector_challenge(sec, nodes[i], &c1->ch[j]);
+			c1->wit[j] = c1->ch[j].ch;
+		}
+	}
+	free(nodes);
+	return rc;
+}
+
+int zkp_porep_seal_c1(zkp_porep_c1 **ret, const zkp_porep_proof *p, const zkp_fr *data,
+		      const uint8_t prover_id[32], uint64_t sector_id, const uint8_t ticket[32],
+		      const uint8_t seed[32], zkp_error *err)
+{
+	zkp_porep_c1 *c1 = calloc(1, sizeof(*c1));
+	zkp_porep_graph g = { 0 };
+	zkp_porep_sector *sec = NULL;
+	uint8_t porep_id[32];
+	int rc;
+
+	*ret = NULL;
+	if (!c1)
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "no memory for a C1");
+	if ((rc = zkp_porep_shape_for_size(&c1->shape, p->sector_bytes, err)))
+		goto out;
+	snprintf(c1->registered_proof, sizeof(c1->registered_proof), "%s", p->name);
+	c1->sector_bytes = p->sector_bytes;
+	c1->partitions = p->partitions;
+	c1->challenges = p->challenges;
+	c1->shape.challenges = p->challenges;
+	memcpy(c1->seed, seed, 32);
+	memcpy(c1->ticket, ticket, 32);
+	size_t n = (size_t)c1->partitions * c1->challenges;
+	c1->comm_r_last = malloc(c1->partitions * sizeof(zkp_fr));
+	c1->comm_c = malloc(c1->partitions * sizeof(zkp_fr));
+	c1->ch = malloc(n * sizeof(*c1->ch));
+	c1->wit = malloc(n * sizeof(*c1->wit));
+	if (!c1->comm_r_last || !c1->comm_c || !c1->ch || !c1->wit) {
+		rc = zkp_error_set(err, ZKP_ERR_NOMEM, "no memory for a C1 of %zu challenges", n);
+		goto out;
+	}
+
+	zkp_porep_id(porep_id, p);
+	if ((rc = zkp_porep_comm_d(&c1->comm_d_fr, &c1->shape, data, err)))
+		goto out;
+	zkp_fr_to_le(c1->comm_d, &c1->comm_d_fr);
+	if ((rc = zkp_porep_replica_id(c1->replica_id, prover_id, sector_id, ticket, c1->comm_d,
+				       porep_id, err)))
+		goto out;
+	if ((rc = zkp_fr_from_le(&c1->replica_id_fr, c1->replica_id))) {
+		zkp_error_set(err, rc, "replica_id is not a field element");
+		goto out;
+	}
+	if ((rc = zkp_porep_graph_init_proof(&g, p, err)) || (rc = zkp_porep_graph_precompute(&g, err)) ||
+	    (rc = zkp_porep_sector_seal(&sec, &c1->shape, data, &c1->replica_id_fr,
+					zkp_porep_graph_parents_fn, &g, err)))
+		goto out;
+	c1->comm_r_fr = *zkp_porep_sector_comm_r(sec);
+	zkp_fr_to_le(c1->comm_r, &c1->comm_r_fr);
+	rc = fill(c1, sec, p, err);
+out:
+	zkp_porep_sector_free(sec);
+	zkp_porep_graph_release(&g);
+	if (rc)
+		zkp_porep_c1_free(c1);
+	else
+		*ret = c1;
+	return rc;
+}

@@ -1,0 +1,428 @@
+/*
+ * zkp porep seal | prove | verify: a development sealer that writes a C1
+ * output, and C2 from a C1 (include/zkpd/porep_c2.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "zkp_cmds.h"
+#include "zkpd/backend.h"
+#include "zkpd/groth16_io.h"
+#include "zkpd/porep_c1.h"
+#include "zkpd/porep_c2.h"
+#include "zkpd/porep_graph.h"
+#include "zkpd/porep_seal.h"
+#include "zkpd/rng.h"
+
+static int usage(const char *cmd, const char *text)
+{
+	fprintf(stderr, "usage: zkp porep %s %s\n", cmd, text);
+	return ZKP_EXIT_USAGE;
+}
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* 32 bytes from 64 hex digits (an optional 0x). */
+static int parse_hex32(const char *cmd, const char *opt, const char *s, uint8_t out[32])
+{
+	if (!strncmp(s, "0x", 2))
+		s += 2;
+	if (strlen(s) != 64)
+		goto bad;
+	for (int i = 0; i < 32; i++) {
+		unsigned v;
+		if (sscanf(s + 2 * i, "%2x", &v) != 1)
+			goto bad;
+		out[i] = (uint8_t)v;
+	}
+	return 0;
+bad:
+	fprintf(stderr, "zkp porep %s: %s wants 32 bytes as 64 hex digits\n", cmd, opt);
+	return -1;
+}
+
+static const char *seal_usage =
+	"--sector-size SIZE (--random SEED | --data FILE) --prover-id HEX --sector-id N\n"
+	"          --ticket HEX --seed HEX [--mode interactive|synthetic|ni] [--wrap] -o C1.json\n\n"
+	"A DEVELOPMENT sealer: runs SDR over Filecoin's graph for the registered proof of\n"
+	"SIZE and mode (V1_1 interactive by default), builds trees D, C and R, and writes\n"
+	"the C1 output (the FFI's JSON, or with --wrap the lotus-bench/Curio wrapper).\n"
+	"Sectors are sealed in memory: 2KiB and 8MiB in seconds, 512MiB needs ~6 GiB.\n"
+	"--data: the unsealed sector, SIZE bytes of 32-byte field elements.";
+
+static int read_data(zkp_fr *out, const char *path, uint64_t nodes)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	uint8_t b[32];
+	uint64_t n = 0;
+	for (; n < nodes && fread(b, 1, 32, f) == 32; n++)
+		if (zkp_fr_from_le(&out[n], b)) {
+			fprintf(stderr, "zkp porep seal: %s: node %llu (offset %llu) is not a field element\n",
+				path, (unsigned long long)n, (unsigned long long)n * 32);
+			fclose(f);
+			return -1;
+		}
+	int extra = fgetc(f);
+	fclose(f);
+	if (n != nodes || extra != EOF) {
+		fprintf(stderr, "zkp porep seal: %s: want exactly %llu bytes\n", path,
+			(unsigned long long)nodes * 32);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_seal(int argc, char **argv)
+{
+	const char *size = NULL, *data_path = NULL, *out = NULL, *mode = "interactive";
+	uint8_t prover_id[32], ticket[32], seed[32];
+	bool have_prover = false, have_ticket = false, have_seed = false, random = false, wrap = false;
+	uint64_t sector_id = 0, rseed = 0;
+	bool have_sector = false;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool has = i + 1 < argc;
+		if (!strcmp(a, "--sector-size") && has)
+			size = argv[++i];
+		else if (!strcmp(a, "--data") && has)
+			data_path = argv[++i];
+		else if (!strcmp(a, "--random") && has) {
+			if (zkp_parse_seed("porep seal", argv[++i], &rseed))
+				return ZKP_EXIT_USAGE;
+			random = true;
+		} else if (!strcmp(a, "--prover-id") && has) {
+			if (parse_hex32("seal", a, argv[++i], prover_id))
+				return ZKP_EXIT_USAGE;
+			have_prover = true;
+		} else if (!strcmp(a, "--ticket") && has) {
+			if (parse_hex32("seal", a, argv[++i], ticket))
+				return ZKP_EXIT_USAGE;
+			have_ticket = true;
+		} else if (!strcmp(a, "--seed") && has) {
+			if (parse_hex32("seal", a, argv[++i], seed))
+				return ZKP_EXIT_USAGE;
+			have_seed = true;
+		} else if (!strcmp(a, "--sector-id") && has) {
+			if (zkp_parse_seed("porep seal", argv[++i], &sector_id))
+				return ZKP_EXIT_USAGE;
+			have_sector = true;
+		} else if (!strcmp(a, "--mode") && has)
+			mode = argv[++i];
+		else if (!strcmp(a, "--wrap"))
+			wrap = true;
+		else if (!strcmp(a, "-o") && has)
+			out = argv[++i];
+		else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			printf("usage: zkp porep seal %s\n", seal_usage);
+			return ZKP_EXIT_OK;
+		} else
+			return usage("seal", seal_usage);
+	}
+	if (!size || !out || random == !!data_path || !have_prover || !have_ticket || !have_seed ||
+	    !have_sector)
+		return usage("seal", seal_usage);
+
+	zkp_error err = { 0 };
+	uint64_t bytes;
+	zkp_porep_mode m;
+	if (!strcmp(mode, "interactive"))
+		m = ZKP_POREP_INTERACTIVE;
+	else if (!strcmp(mode, "synthetic"))
+		m = ZKP_POREP_SYNTHETIC;
+	else if (!strcmp(mode, "ni") || !strcmp(mode, "non-interactive"))
+		m = ZKP_POREP_NON_INTERACTIVE;
+	else
+		return usage("seal", seal_usage);
+	if (zkp_porep_parse_size(&bytes, size, &err)) {
+		fprintf(stderr, "zkp porep seal: %s\n", err.msg);
+		return ZKP_EXIT_USAGE;
+	}
+	size_t nproofs;
+	const zkp_porep_proof *all = zkp_porep_proofs(&nproofs), *p = NULL;
+	for (size_t i = 0; i < nproofs; i++)
+		if (all[i].sector_bytes == bytes && all[i].mode == m &&
+		    (m != ZKP_POREP_INTERACTIVE || all[i].api == ZKP_POREP_V1_1))
+			p = &all[i];
+	zkp_porep_shape s;
+	if (!p || zkp_porep_shape_for_size(&s, bytes, &err)) {
+		fprintf(stderr, "zkp porep seal: no %s registered proof for %llu-byte sectors\n", mode,
+			(unsigned long long)bytes);
+		return ZKP_EXIT_USAGE;
+	}
+
+	int rc = ZKP_EXIT_FAIL;
+	zkp_fr *data = malloc(s.nodes * sizeof(zkp_fr));
+	zkp_porep_c1 *c1 = NULL;
+	double t0 = now();
+	if (!data) {
+		fprintf(stderr, "zkp porep seal: no memory for %llu nodes\n", (unsigned long long)s.nodes);
+		goto out;
+	}
+	if (random) {
+		zkp_rng r;
+		zkp_rng_seed(&r, rseed);
+		for (uint64_t n = 0; n < s.nodes; n++) {
+			uint64_t wide[8];
+			for (int k = 0; k < 8; k++)
+				wide[k] = zkp_rng_next(&r);
+			zkp_fr_from_wide(&data[n], wide);
+		}
+	} else if (read_data(data, data_path, s.nodes)) {
+		goto out;
+	}
+	if (zkp_porep_seal_c1(&c1, p, data, prover_id, sector_id, ticket, seed, &err) ||
+	    zkp_porep_c1_write(c1, out, wrap, (int64_t)sector_id, &err)) {
+		fprintf(stderr, "zkp porep seal: %s\n", err.msg);
+		goto out;
+	}
+	printf("sealed         %s, %llu nodes, %u partition%s of %u challenges in %.2f s\n", p->name,
+	       (unsigned long long)s.nodes, c1->partitions, c1->partitions == 1 ? "" : "s",
+	       c1->challenges, now() - t0);
+	printf("c1             %s%s\n", out, wrap ? " (wrapped)" : "");
+	rc = ZKP_EXIT_OK;
+out:
+	zkp_porep_c1_free(c1);
+	free(data);
+	return rc;
+}
+
+/* Loads the C1, its registered proof and graph. */
+static int load_c1(const char *cmd, const char *path, zkp_porep_c1 **c1,
+		   const zkp_porep_proof **p, zkp_porep_graph *g)
+{
+	zkp_error err = { 0 };
+	if (zkp_porep_c1_load(c1, path, &err) || zkp_porep_c1_proof(p, *c1, &err) ||
+	    zkp_porep_graph_init_proof(g, *p, &err)) {
+		fprintf(stderr, "zkp porep %s: %s\n", cmd, err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static const char *prove_usage =
+	"--c1 C1.json --key KEY --pce CIRCUIT.pce -o PROOF [--partition K] [--threads T]\n\n"
+	"C2: proves every partition of the C1 (or only partition K) and writes the\n"
+	"192-byte proofs concatenated. Before a proof is written its public inputs are\n"
+	"derived from the C1's public data (challenges from the seed, parents from the\n"
+	"graph), compared with the vanilla proofs, and the proof verified with them.";
+
+static int cmd_prove(int argc, char **argv)
+{
+	const char *c1_path = NULL, *key = NULL, *pce_path = NULL, *out = NULL;
+	long threads = 0, part = -1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool has = i + 1 < argc;
+		if (!strcmp(a, "--c1") && has)
+			c1_path = argv[++i];
+		else if (!strcmp(a, "--key") && has)
+			key = argv[++i];
+		else if (!strcmp(a, "--pce") && has)
+			pce_path = argv[++i];
+		else if (!strcmp(a, "-o") && has)
+			out = argv[++i];
+		else if (!strcmp(a, "--partition") && has)
+			part = strtol(argv[++i], NULL, 10);
+		else if (!strcmp(a, "--threads") && has) {
+			if (zkp_parse_threads("porep prove", argv[++i], &threads))
+				return ZKP_EXIT_USAGE;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			printf("usage: zkp porep prove %s\n", prove_usage);
+			return ZKP_EXIT_OK;
+		} else
+			return usage("prove", prove_usage);
+	}
+	if (!c1_path || !key || !pce_path || !out || part < -1)
+		return usage("prove", prove_usage);
+
+	int rc = ZKP_EXIT_FAIL;
+	zkp_error err = { 0 };
+	zkp_porep_c1 *c1 = NULL;
+	const zkp_porep_proof *p;
+	zkp_porep_graph g = { 0 };
+	zkp_pce *pce = NULL;
+	zkp_groth16_pk pk;
+	zkp_groth16_pvk *pvk = NULL;
+	zkp_pool *pool = NULL;
+	zkp_backend *be = NULL;
+	zkp_groth16_proof *proofs = NULL;
+	zkp_groth16_pk_init(&pk);
+	if (threads == 0)
+		threads = 2;
+	if (load_c1("prove", c1_path, &c1, &p, &g))
+		goto out;
+	if (part >= (long)c1->partitions) {
+		fprintf(stderr, "zkp porep prove: --partition %ld: the C1 has %u partitions\n", part,
+			c1->partitions);
+		goto out;
+	}
+	if (zkp_pool_new(&pool, (unsigned)threads - 1) || zkp_backend_cpu_new(&be, pool)) {
+		fprintf(stderr, "zkp porep prove: cannot start %ld threads\n", threads);
+		goto out;
+	}
+	zkp_groth16_load_opts opts = { .pool = pool };
+	if (zkp_pce_load(&pce, pce_path, 0, &err) ||
+	    zkp_groth16_pk_load(&pk, key, &opts, &err) || zkp_groth16_pvk_new(&pvk, &pk.vk)) {
+		fprintf(stderr, "zkp porep prove: %s\n", err.msg[0] ? err.msg : "loading the key");
+		goto out;
+	}
+	zkp_porep_shape label;
+	if (!zkp_porep_label_decode(&label, zkp_pce_label(pce)) || label.nodes != c1->shape.nodes ||
+	    label.layers != c1->shape.layers || label.challenges != c1->shape.challenges) {
+		fprintf(stderr, "zkp porep prove: %s is not the %s partition circuit (zkp porep circuit --sector-size writes it)\n",
+			pce_path, p->name);
+		goto out;
+	}
+	unsigned first = part < 0 ? 0 : (unsigned)part, count = part < 0 ? c1->partitions : 1;
+	proofs = calloc(count, sizeof(*proofs));
+	if (!proofs)
+		goto out;
+	zkp_porep_prover pr = { pce, &pk, pvk, be, pool };
+	for (unsigned k = first; k < first + count; k++) {
+		zkp_groth16_prove_times t;
+		if (zkp_porep_prove_partition(&proofs[k - first], &t, &pr, c1, k, p, &g, &err)) {
+			fprintf(stderr, "zkp porep prove: %s\n", err.msg);
+			goto out;
+		}
+		fprintf(stderr, "zkp porep prove: partition %u proved and checked in %.2f s\n", k,
+			t.total);
+	}
+	FILE *f = fopen(out, "wb");
+	if (!f) {
+		perror(out);
+		goto out;
+	}
+	for (unsigned k = 0; k < count; k++) {
+		uint8_t b[ZKP_GROTH16_PROOF_BYTES];
+		zkp_groth16_proof_to_bytes(b, &proofs[k]);
+		fwrite(b, 1, sizeof(b), f);
+	}
+	if (fclose(f)) {
+		perror(out);
+		goto out;
+	}
+	printf("proof          %s: %u partition proof%s (%u bytes), every one verified\n", out, count,
+	       count == 1 ? "" : "s", count * ZKP_GROTH16_PROOF_BYTES);
+	rc = ZKP_EXIT_OK;
+out:
+	free(proofs);
+	zkp_backend_free(be);
+	zkp_pool_free(pool);
+	zkp_groth16_pvk_free(pvk);
+	zkp_groth16_pk_release(&pk);
+	zkp_pce_free(pce);
+	zkp_porep_graph_release(&g);
+	zkp_porep_c1_free(c1);
+	return rc;
+}
+
+static const char *verify_usage =
+	"--vk VK --c1 C1.json --proof PROOF [--prover-id HEX --sector-id N]\n\n"
+	"Verifies C2 proofs (one per partition) against public inputs derived from the\n"
+	"C1's public data; with --prover-id and --sector-id also recomputes replica_id.\n"
+	"Exit 0 valid, 1 invalid or refused, 2 usage.";
+
+static int cmd_verify(int argc, char **argv)
+{
+	const char *vk_path = NULL, *c1_path = NULL, *proof_path = NULL;
+	uint8_t prover_id[32];
+	bool have_prover = false, have_sector = false;
+	uint64_t sector_id = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool has = i + 1 < argc;
+		if (!strcmp(a, "--vk") && has)
+			vk_path = argv[++i];
+		else if (!strcmp(a, "--c1") && has)
+			c1_path = argv[++i];
+		else if (!strcmp(a, "--proof") && has)
+			proof_path = argv[++i];
+		else if (!strcmp(a, "--prover-id") && has) {
+			if (parse_hex32("verify", a, argv[++i], prover_id))
+				return ZKP_EXIT_USAGE;
+			have_prover = true;
+		} else if (!strcmp(a, "--sector-id") && has) {
+			if (zkp_parse_seed("porep verify", argv[++i], &sector_id))
+				return ZKP_EXIT_USAGE;
+			have_sector = true;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			printf("usage: zkp porep verify %s\n", verify_usage);
+			return ZKP_EXIT_OK;
+		} else
+			return usage("verify", verify_usage);
+	}
+	if (!vk_path || !c1_path || !proof_path || have_prover != have_sector)
+		return usage("verify", verify_usage);
+
+	int rc = ZKP_EXIT_FAIL;
+	zkp_error err = { 0 };
+	zkp_porep_c1 *c1 = NULL;
+	const zkp_porep_proof *p;
+	zkp_porep_graph g = { 0 };
+	zkp_groth16_vk vk;
+	zkp_groth16_pvk *pvk = NULL;
+	zkp_groth16_proof *proofs = NULL;
+	uint8_t *bytes = NULL;
+	zkp_groth16_vk_init(&vk);
+	if (load_c1("verify", c1_path, &c1, &p, &g))
+		goto out;
+	if (have_prover && zkp_porep_c1_check_replica_id(c1, p, prover_id, sector_id, &err)) {
+		fprintf(stderr, "zkp porep verify: %s\n", err.msg);
+		goto out;
+	}
+	if (zkp_groth16_vk_load(&vk, vk_path, 0, &err) || zkp_groth16_pvk_new(&pvk, &vk)) {
+		fprintf(stderr, "zkp porep verify: %s\n", err.msg[0] ? err.msg : "loading the vk");
+		goto out;
+	}
+	FILE *f = fopen(proof_path, "rb");
+	size_t want = (size_t)c1->partitions * ZKP_GROTH16_PROOF_BYTES, got = 0;
+	bytes = malloc(want + 1);
+	proofs = calloc(c1->partitions, sizeof(*proofs));
+	if (f && bytes)
+		got = fread(bytes, 1, want + 1, f);
+	if (f)
+		fclose(f);
+	if (!f || !bytes || !proofs || got != want) {
+		fprintf(stderr, "zkp porep verify: %s: want %zu bytes (%u partition proofs), read %zu\n",
+			proof_path, want, c1->partitions, got);
+		rc = ZKP_EXIT_USAGE;
+		goto out;
+	}
+	if (zkp_groth16_proofs_from_bytes(proofs, c1->partitions, bytes, want, &err) ||
+	    zkp_porep_verify(pvk, proofs, c1, p, &g, &err)) {
+		fprintf(stderr, "zkp porep verify: %s\n", err.msg);
+		printf("invalid\n");
+		goto out;
+	}
+	printf("valid\n");
+	rc = ZKP_EXIT_OK;
+out:
+	free(bytes);
+	free(proofs);
+	zkp_groth16_pvk_free(pvk);
+	zkp_groth16_vk_release(&vk);
+	zkp_porep_graph_release(&g);
+	zkp_porep_c1_free(c1);
+	return rc;
+}
+
+int zkp_cmd_porep_c2(const char *sub, int argc, char **argv)
+{
+	if (!strcmp(sub, "seal"))
+		return cmd_seal(argc, argv);
+	if (!strcmp(sub, "prove"))
+		return cmd_prove(argc, argv);
+	return cmd_verify(argc, argv);
+}
