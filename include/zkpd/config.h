@@ -15,7 +15,8 @@
  *    was wrong (expected ...)".
  *  - Circuits are sections [circuit.NAME] (NAME: 1-63 of [A-Za-z0-9_.-]),
  *    each with keys pce, key (paths, required), key_format (zkey | bellman,
- *    required) and preload (bool, default false). Relative paths are
+ *    required), preload (bool, default false) and porep_sector_size (a
+ *    published sector size, default 0: none). Relative paths are
  *    resolved against the config file's directory.
  *  - Rules between options, checked after the whole file is read and
  *    reported at the line that set the option: a tcp: listen address needs
@@ -70,6 +71,10 @@ typedef struct {
 	char *pce, *key; /* absolute or relative to the process's cwd */
 	enum zkp_key_format key_format;
 	bool preload;
+	/* porep_sector_size: the Filecoin sector size whose PoRep partition
+	 * circuit this is (2K, 8M, 512M, 32G, 64G); jobs may then carry a C1
+	 * output. 0 (default): not a PoRep circuit. */
+	uint64_t porep_sector_size;
 	/* Not an INI key: set by zkpd for its bundled demo circuit, whose key
 	 * is an INSECURE development key; Status and logs say so. */
 	bool insecure_dev_key;

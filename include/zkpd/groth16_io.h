@@ -103,6 +103,17 @@ int zkp_groth16_vk_from_bellman(zkp_groth16_vk *vk, const uint8_t *data, size_t 
 int zkp_groth16_pk_write_params(const zkp_groth16_pk *pk, const char *path, zkp_error *err);
 int zkp_groth16_vk_write_bellman(const zkp_groth16_vk *vk, const char *path, zkp_error *err);
 
+/* Writes the native cache for a key just written to key_path from pk by
+ * zkp_groth16_pk_write_params (zkp setup: its points are multiples of the generators, so pk->subgroup_checked
+ * holds without a check), so that the first zkp_groth16_pk_load of the file
+ * maps it instead of decoding and checking every point (minutes for a
+ * million-point key). Hashes the file (SHA-256) to bind the cache to it.
+ * cache_dir as in the load options (NULL: next to the key). Errors:
+ * ZKP_ERR_INVAL (pk not subgroup-checked, or not a heap key laid out for
+ * the cache), ZKP_ERR_IO, ZKP_ERR_NOMEM. */
+int zkp_groth16_pk_write_cache(zkp_groth16_pk *pk, const char *key_path, const char *cache_dir,
+			       zkp_pool *pool, zkp_error *err);
+
 /* The cache file a load of key_path would use (malloc'd string, NULL on
  * allocation failure). */
 char *zkp_groth16_cache_path(const char *key_path, const char *cache_dir);

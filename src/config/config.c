@@ -3,6 +3,7 @@
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +172,19 @@ static void end_section(struct parse_ctx *c)
 				     "%s: missing key %s (expected pce, key and key_format)",
 				     c->section, o->key);
 		}
+		uint64_t ss = c->cur.porep_sector_size;
+		size_t ps = 0;
+		while (ps < zkp_n_circuit_options &&
+		       strcmp(zkp_circuit_options[ps].key, "porep_sector_size"))
+			ps++;
+		if (!c->err_code && ss && ss != 2048 && ss != 8ULL << 20 && ss != 512ULL << 20 &&
+		    ss != 32ULL << 30 && ss != 64ULL << 30)
+			fail(c, ps < zkp_n_circuit_options && c->cur_line[ps] ? c->cur_line[ps] :
+										 c->section_line,
+			     ZKP_ERR_CONFIG,
+			     "%s.porep_sector_size: %" PRIu64
+			     " bytes is not a published sector size (expected 2K, 8M, 512M, 32G or 64G)",
+			     c->section, ss);
 		if (!c->err_code) {
 			zkp_error e = { 0 };
 			int rc = zkp_config_add_circuit(c->cfg, &c->cur, &e);

@@ -188,8 +188,16 @@ static struct job *find_rid(struct zkp_engine *e, const char *rid)
 	return NULL;
 }
 
+struct job *job_find(struct zkp_engine *e, uint64_t id)
+{
+	return find_job(e, id);
+}
+
 static void job_free(struct job *j)
 {
+	if (j->pj)
+		porep_unref(j->pj);
+	free(j->proof);
 	zkp_groth16_job_free(j->gj);
 	free(j->w);
 	free(j->data);
@@ -235,6 +243,15 @@ void emit_job(struct zkp_engine *e, const struct job *j, bool stage_finished, do
 		.stage_seconds = seconds,
 	};
 	emit(e, &ev);
+	/* A partition's progress is its sector job's too. */
+	if (j->sector_id) {
+		struct job *sj = find_job(e, j->sector_id);
+		if (sj && sj->state == ZKP_JOB_RUNNING) {
+			ev.job_id = sj->id;
+			ev.state = sj->state;
+			emit(e, &ev);
+		}
+	}
 }
 
 void emit_queue(struct zkp_engine *e)
@@ -452,17 +469,31 @@ void job_end(struct zkp_engine *e, struct job *j, enum zkp_job_state state, int 
 	switch (state) {
 	case ZKP_JOB_DONE:
 		j->stage = ZKP_STAGE_DONE;
-		e->jobs_done++;
-		update_averages(c, j);
+		if (j->porep_sector) {
+			e->porep_done++;
+		} else {
+			e->jobs_done++;
+			update_averages(c, j);
+		}
 		break;
 	case ZKP_JOB_FAILED:
-		e->jobs_failed++;
+		if (j->porep_sector)
+			e->porep_failed++;
+		else
+			e->jobs_failed++;
 		break;
 	default:
-		e->jobs_cancelled++;
+		if (j->porep_sector)
+			e->porep_cancelled++;
+		else
+			e->jobs_cancelled++;
 		break;
 	}
 	log_summary(j);
+	/* Before j joins the history: ending the sector job or cancelling
+	 * siblings ends other jobs from here. */
+	if (j->pj)
+		porep_job_ended(e, j);
 	jlist_push(&e->history, j);
 	emit_job(e, j, false, 0);
 	history_trim(e);
@@ -481,7 +512,10 @@ struct job *admit_next(struct zkp_engine *e)
 			struct circuit *c = j->circ;
 			if (!c->loaded)
 				continue;
-			uint64_t ws = c->ws + j->len;
+			/* A sector job's CPU stage parses its C1 (at most 4
+			 * bytes per byte of it: porep_c1.h) and proves
+			 * nothing itself. */
+			uint64_t ws = j->porep_sector ? 4 * (uint64_t)j->len : c->ws + j->len;
 			uint64_t need = p == ZKP_PRIO_CRITICAL ? ws : ws + crit;
 			if (need < ws || e->reserved > e->budget || need > e->budget - e->reserved)
 				continue;
@@ -502,6 +536,39 @@ struct job *admit_next(struct zkp_engine *e)
 }
 
 /* ---- submit ---- */
+
+/* Gives j (zeroed but for its witness) an id and queues it (lock held,
+ * table room made). */
+static void job_queue(struct zkp_engine *e, struct job *j, struct circuit *c,
+		      enum zkp_priority p)
+{
+	j->id = e->next_id++;
+	j->circ = c;
+	j->state = ZKP_JOB_QUEUED;
+	j->stage = c->loaded ? ZKP_STAGE_QUEUED : ZKP_STAGE_LOAD;
+	j->prio = p;
+	j->t_submit = eng_now();
+	tab_link(e->id_tab, e->rid_tab, e->tab_size, j);
+	e->n_jobs++;
+	jlist_push(&e->queue[j->prio], j);
+	c->queued++;
+	if (!c->loaded && !c->loading)
+		circuit_request_load(e, c);
+	emit_job(e, j, false, 0);
+	emit_queue(e);
+	pthread_cond_broadcast(&e->work_cond);
+}
+
+struct job *job_enqueue(struct zkp_engine *e, struct circuit *c, enum zkp_priority p)
+{
+	struct job *j = calloc(1, sizeof(*j));
+	if (!j || tab_grow(e)) {
+		free(j);
+		return NULL;
+	}
+	job_queue(e, j, c, p);
+	return j;
+}
 
 /* Resolves path and checks it lies under dir (both with symlinks
  * followed). *ret is malloc'd. */
@@ -590,9 +657,17 @@ int zkp_engine_submit(zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id, bool 
 			goto out;
 		}
 		break;
+	case ZKP_WITNESS_C1:
+		if (!data || !spec->len) {
+			rc = zkp_error_set(err, ZKP_ERR_INVAL, "empty C1");
+			goto out;
+		}
+		break;
 	case ZKP_WITNESS_PATH:
+	case ZKP_WITNESS_C1_PATH:
 		if (!spec->path || !*spec->path) {
-			rc = zkp_error_set(err, ZKP_ERR_INVAL, "empty witness path");
+			rc = zkp_error_set(err, ZKP_ERR_INVAL, "empty %s path",
+					   spec->witness_kind == ZKP_WITNESS_PATH ? "witness" : "C1");
 			goto out;
 		}
 		break;
@@ -602,7 +677,9 @@ int zkp_engine_submit(zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id, bool 
 		goto out;
 	}
 
-	if (spec->witness_kind == ZKP_WITNESS_PATH) {
+	bool c1 = spec->witness_kind == ZKP_WITNESS_C1 ||
+		  spec->witness_kind == ZKP_WITNESS_C1_PATH;
+	if (spec->witness_kind == ZKP_WITNESS_PATH || spec->witness_kind == ZKP_WITNESS_C1_PATH) {
 		/* realpath and stat need no engine state: done before locking. */
 		rc = resolve_witness_path(&path, &path_bytes, e->cfg.witness_dir, spec->path, err);
 		if (rc)
@@ -631,6 +708,13 @@ int zkp_engine_submit(zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id, bool 
 				   spec->circuit);
 		goto out;
 	}
+	if (c1 && !c->cfg.porep_sector_size) {
+		rc = zkp_error_set(err, ZKP_ERR_INVAL,
+				   "circuit \"%s\" is not a PoRep circuit (no porep_sector_size): it "
+				   "takes a witness, not a C1",
+				   spec->circuit);
+		goto out;
+	}
 	size_t waiting = 0;
 	for (int p = 0; p < PRIO_LEVELS; p++)
 		waiting += e->queue[p].n;
@@ -644,29 +728,16 @@ int zkp_engine_submit(zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id, bool 
 		rc = zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory queueing a job");
 		goto out;
 	}
-	j->id = e->next_id++;
-	j->circ = c;
-	j->state = ZKP_JOB_QUEUED;
-	j->stage = c->loaded ? ZKP_STAGE_QUEUED : ZKP_STAGE_LOAD;
-	j->prio = spec->priority;
 	snprintf(j->request_id, sizeof(j->request_id), "%s", rid);
-	j->want_json = spec->want_json;
+	j->want_json = spec->want_json && !c1;
+	j->porep_sector = c1;
 	j->data = data;
 	j->len = data ? spec->len : (size_t)path_bytes;
 	j->path = path;
 	data = NULL;
 	path = NULL;
-	j->t_submit = eng_now();
-	tab_link(e->id_tab, e->rid_tab, e->tab_size, j);
-	e->n_jobs++;
-	jlist_push(&e->queue[j->prio], j);
-	c->queued++;
-	if (!c->loaded && !c->loading)
-		circuit_request_load(e, c);
+	job_queue(e, j, c, spec->priority);
 	*job_id = j->id;
-	emit_job(e, j, false, 0);
-	emit_queue(e);
-	pthread_cond_broadcast(&e->work_cond);
 	j = NULL;
 out:
 	if (locked)
@@ -683,6 +754,11 @@ out:
  * gone: a history of 0 forgets ended jobs at once). */
 static enum zkp_job_state cancel_locked(struct zkp_engine *e, struct job *j)
 {
+	if (j->porep_sector && j->pj && j->state == ZKP_JOB_RUNNING) {
+		/* Split: no thread holds it; its partitions are the work. */
+		porep_cancel_sector(e, j);
+		return ZKP_JOB_CANCELLED;
+	}
 	if (j->state == ZKP_JOB_QUEUED) {
 		job_end(e, j, ZKP_JOB_CANCELLED, ZKP_ERR_CANCELLED, "cancelled while queued");
 		return ZKP_JOB_CANCELLED;
@@ -736,13 +812,23 @@ size_t zkp_engine_running(zkp_engine *e)
 	return n;
 }
 
+enum zkp_job_state job_cancel(struct zkp_engine *e, struct job *j)
+{
+	return cancel_locked(e, j);
+}
+
 static void cancel_all_locked(struct zkp_engine *e)
 {
 	for (int p = 0; p < PRIO_LEVELS; p++)
 		while (e->queue[p].head)
 			cancel_locked(e, e->queue[p].head);
-	for (struct job *j = e->running.head; j; j = j->next)
+	/* Cancelling a split sector job ends it (leaving this list) and ends
+	 * its queued partitions; running ones are only flagged. */
+	struct job *next;
+	for (struct job *j = e->running.head; j; j = next) {
+		next = j->next;
 		cancel_locked(e, j);
+	}
 }
 
 void zkp_engine_cancel_all(zkp_engine *e)
@@ -769,7 +855,7 @@ static uint32_t queue_position(const struct zkp_engine *e, const struct job *j)
 	return 0;
 }
 
-static uint32_t percent_of(const struct job *j, double now)
+uint32_t job_percent(const struct job *j, double now)
 {
 	if (j->state == ZKP_JOB_DONE)
 		return 100;
@@ -804,7 +890,7 @@ static uint32_t percent_of(const struct job *j, double now)
 }
 
 /* pos: the job's queue position when the caller knows it, else 0. */
-static void info_fill(const struct zkp_engine *e, const struct job *j, zkp_job_info *r,
+static void info_fill(struct zkp_engine *e, const struct job *j, zkp_job_info *r,
 		      double now, uint32_t pos)
 {
 	memset(r, 0, sizeof(*r));
@@ -814,7 +900,14 @@ static void info_fill(const struct zkp_engine *e, const struct job *j, zkp_job_i
 	r->priority = j->prio;
 	if (j->state == ZKP_JOB_QUEUED)
 		r->queue_position = pos ? pos : queue_position(e, j);
-	r->percent = percent_of(j, now);
+	if (j->porep_sector && j->pj && j->state == ZKP_JOB_RUNNING)
+		porep_progress(e, j, now, &r->percent);
+	else
+		r->percent = job_percent(j, now);
+	r->partitions = j->partitions;
+	r->partitions_done = j->partitions_done;
+	r->partition = j->partition;
+	r->parent_job_id = j->sector_id;
 	double end = j->t_end > 0 ? j->t_end : now;
 	r->elapsed = end - j->t_submit;
 	r->queue_seconds = (j->t_start > 0 ? j->t_start : end) - j->t_submit;
@@ -838,7 +931,15 @@ int zkp_engine_job_info(zkp_engine *e, uint64_t job_id, zkp_job_info *ret)
 	}
 	info_fill(e, j, ret, eng_now(), 0);
 	if (j->state == ZKP_JOB_DONE) {
-		memcpy(ret->proof, j->proof, sizeof(ret->proof));
+		if (j->proof_len) {
+			ret->proof = malloc(j->proof_len);
+			if (!ret->proof) {
+				rc = ZKP_ERR_NOMEM;
+				goto out;
+			}
+			memcpy(ret->proof, j->proof, j->proof_len);
+			ret->proof_len = j->proof_len;
+		}
 		if (j->proof_json) {
 			ret->proof_json = strdup(j->proof_json);
 			if (!ret->proof_json) {
@@ -865,6 +966,9 @@ out:
 
 void zkp_job_info_release(zkp_job_info *info)
 {
+	free(info->proof);
+	info->proof = NULL;
+	info->proof_len = 0;
 	free(info->proof_json);
 	free(info->inputs);
 	info->proof_json = NULL;
@@ -899,6 +1003,16 @@ int zkp_engine_restore_result(zkp_engine *e, const zkp_job_info *info, uint64_t 
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory restoring a job");
+	if (info->proof_len && !(j->proof = malloc(info->proof_len))) {
+		rc = zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory restoring a job");
+		goto out;
+	}
+	if (info->proof_len) {
+		memcpy(j->proof, info->proof, info->proof_len);
+		j->proof_len = info->proof_len;
+		j->porep_sector = info->partitions > 0;
+		j->partitions = j->partitions_done = info->partitions;
+	}
 	if (info->proof_json && !(j->proof_json = strdup(info->proof_json))) {
 		rc = zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory restoring a job");
 		goto out;
@@ -935,7 +1049,6 @@ int zkp_engine_restore_result(zkp_engine *e, const zkp_job_info *info, uint64_t 
 		j->t_end = now;
 		j->t_submit = now - info->total_seconds;
 		j->t_start = j->t_submit + info->queue_seconds;
-		memcpy(j->proof, info->proof, sizeof(j->proof));
 		j->error_code = info->error_code;
 		memcpy(j->error_message, info->error_message, sizeof(j->error_message));
 		tab_link(e->id_tab, e->rid_tab, e->tab_size, j);
@@ -1015,6 +1128,7 @@ int zkp_engine_get_status(zkp_engine *e, zkp_engine_status *ret)
 		ci->loading = c->loading;
 		ci->insecure_dev_key = c->insecure;
 		ci->key_format = c->cfg.key_format;
+		ci->porep_sector_bytes = c->cfg.porep_sector_size;
 		ci->refcount = c->refcount;
 		ci->queued = c->queued;
 		if (c->loaded) {
@@ -1050,6 +1164,9 @@ int zkp_engine_get_status(zkp_engine *e, zkp_engine_status *ret)
 	ret->jobs_done = e->jobs_done;
 	ret->jobs_failed = e->jobs_failed;
 	ret->jobs_cancelled = e->jobs_cancelled;
+	ret->porep_done = e->porep_done;
+	ret->porep_failed = e->porep_failed;
+	ret->porep_cancelled = e->porep_cancelled;
 	memcpy(ret->stage_count, e->stage_count, sizeof(ret->stage_count));
 	memcpy(ret->stage_seconds, e->stage_seconds, sizeof(ret->stage_seconds));
 	memcpy(ret->stage_buckets, e->stage_buckets, sizeof(ret->stage_buckets));

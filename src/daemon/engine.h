@@ -21,6 +21,24 @@
  * a job never runs twice. Finished jobs are remembered, oldest dropped
  * first, up to server.job_history.
  *
+ * PoRep jobs. A circuit with porep_sector_size set (its .pce must be the
+ * PoRep partition circuit of that size, as its label says) also takes a C1
+ * output (bytes or a path, under the witness rules). Such a sector job is
+ * queued like any job; the CPU stage that admits it (reserving 4 bytes of
+ * memory per byte of C1) parses the C1, checks it is of the circuit's
+ * sector size, derives every partition's public inputs from the public data
+ * and compares the challenges, parents and challenged labels with the C1's
+ * (porep_c2.h); it then queues one partition job per partition at the
+ * sector job's priority, and the sector job holds nothing but the parsed
+ * C1. A partition job is an ordinary job (its own id, memory admission,
+ * stages, cancel) whose WITNESS stage computes the partition's witness from
+ * the C1 and checks its public inputs equal the derived ones; its VERIFY
+ * stage verifies the proof with them. The sector job ends DONE once every
+ * partition is DONE, its proof the partitions' proofs in order; it ends
+ * FAILED (or CANCELLED) when one partition does, naming it, and cancels the
+ * others. Cancelling the sector job cancels its partitions. Its progress
+ * events follow its partitions' stages; its percent is theirs averaged.
+ *
  * Scheduling. Four FIFO queues, CRITICAL > HIGH > NORMAL > LOW. A pipeline's
  * CPU stage takes the first job in that order whose circuit is loaded and
  * whose working set (the circuit's memory model ws plus its witness bytes)
@@ -126,7 +144,15 @@ enum zkp_stage {
 	ZKP_STAGE_DONE,
 	ZKP_NSTAGES
 };
-enum zkp_witness_kind { ZKP_WITNESS_WTNS, ZKP_WITNESS_RAW, ZKP_WITNESS_PATH };
+/* WTNS, RAW, PATH: a full witness. C1, C1_PATH: a sector's Filecoin C1
+ * output (porep_c1.h: the FFI's JSON or its wrapper) for a PoRep circuit. */
+enum zkp_witness_kind {
+	ZKP_WITNESS_WTNS,
+	ZKP_WITNESS_RAW,
+	ZKP_WITNESS_PATH,
+	ZKP_WITNESS_C1,
+	ZKP_WITNESS_C1_PATH,
+};
 
 /* "normal", "low", ...; "queued", "load", ...; "queued", "running", ... */
 const char *zkp_priority_name(enum zkp_priority p);
@@ -138,10 +164,10 @@ typedef struct zkp_engine zkp_engine;
 typedef struct {
 	const char *circuit;
 	enum zkp_witness_kind witness_kind;
-	uint8_t *data; /* WTNS, RAW: malloc'd bytes; the engine owns them from the call
-			* on, success or not */
+	uint8_t *data; /* WTNS, RAW, C1: malloc'd bytes; the engine owns them from
+			* the call on, success or not */
 	size_t len;
-	const char *path; /* PATH */
+	const char *path; /* PATH, C1_PATH */
 	enum zkp_priority priority;
 	const char *request_id; /* NULL or "": none */
 	bool want_json;         /* also produce the snarkjs proof.json text */
@@ -218,10 +244,18 @@ typedef struct {
 	char circuit[ZKP_CONFIG_NAME_MAX];
 	char request_id[ZKP_REQUEST_ID_MAX + 1];
 	zkp_stage_timing stages[ZKP_NSTAGES];
+	/* PoRep: a sector job has partitions (and partitions_done of them
+	 * proved); each of its partition jobs has parent_job_id and its
+	 * partition number. 0 for other jobs. */
+	uint32_t partitions, partitions_done, partition;
+	uint64_t parent_job_id;
 	/* DONE: */
-	uint8_t proof[ZKP_GROTH16_PROOF_BYTES];
-	char *proof_json;  /* malloc'd when asked for, else NULL */
-	uint8_t *inputs;   /* malloc'd, n_inputs * 32 bytes little-endian, without ONE */
+	uint8_t *proof;    /* malloc'd: 192 bytes, or 192 per partition for a
+			    * PoRep sector job, in partition order */
+	size_t proof_len;
+	char *proof_json;  /* malloc'd when asked for, else NULL (never for PoRep) */
+	uint8_t *inputs;   /* malloc'd, n_inputs * 32 bytes little-endian, without ONE
+			    * (a PoRep sector job: every partition's, in order) */
 	size_t n_inputs;
 	/* FAILED or CANCELLED: */
 	int error_code;
@@ -271,6 +305,7 @@ typedef struct {
 	uint64_t pce_bytes, key_bytes, working_set;
 	uint32_t refcount, queued;
 	enum zkp_key_format key_format;
+	uint64_t porep_sector_bytes; /* 0: not a PoRep circuit */
 } zkp_circuit_info;
 
 typedef struct {
@@ -316,7 +351,9 @@ typedef struct {
 	zkp_engine_snap snaps[ZKP_ENGINE_SNAPSHOTS];
 	size_t n_snaps; /* oldest first */
 	uint64_t budget, reserved, critical_reserve;
-	uint64_t jobs_done, jobs_failed, jobs_cancelled;
+	uint64_t jobs_done, jobs_failed, jobs_cancelled; /* partition jobs included */
+	/* PoRep sector jobs ended, by state (done, failed, cancelled). */
+	uint64_t porep_done, porep_failed, porep_cancelled;
 	/* Per stage: how many ran and their total seconds (for Metrics), and
 	 * how many took at most zkp_stage_bucket_le[b] seconds (cumulative, as
 	 * Prometheus histograms count). */

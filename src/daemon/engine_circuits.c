@@ -13,6 +13,7 @@
 #include "zkpd/groth16_io.h"
 #include "zkpd/log.h"
 #include "zkpd/mem.h"
+#include "zkpd/porep.h"
 
 int circuits_init(struct zkp_engine *e)
 {
@@ -125,6 +126,32 @@ struct loaded {
 	zkp_groth16_mem_model model;
 };
 
+/* A PoRep circuit's .pce must say (its label, written by zkp porep
+ * circuit) that it is the partition circuit of the configured size. */
+static int check_porep_label(const zkp_pce *pce, const zkp_config_circuit *cfg, zkp_error *err)
+{
+	zkp_porep_shape want, got;
+	int rc = zkp_porep_shape_for_size(&want, cfg->porep_sector_size, err);
+	if (rc)
+		return rc;
+	char a[160], b[160];
+	zkp_porep_describe(a, sizeof(a), &want);
+	if (!zkp_porep_label_decode(&got, zkp_pce_label(pce)))
+		return zkp_error_set(err, ZKP_ERR_MISMATCH,
+				     "%s: not a PoRep partition circuit (its label says none); "
+				     "porep_sector_size wants %s",
+				     cfg->pce, a);
+	if (got.nodes != want.nodes || got.layers != want.layers ||
+	    got.challenges != want.challenges || got.sector_bytes != want.sector_bytes ||
+	    memcmp(got.tree, want.tree, sizeof(got.tree)) != 0) {
+		zkp_porep_describe(b, sizeof(b), &got);
+		return zkp_error_set(err, ZKP_ERR_MISMATCH,
+				     "%s: the PoRep circuit of %s, not of %s (porep_sector_size)",
+				     cfg->pce, b, a);
+	}
+	return 0;
+}
+
 static int load_one(struct loaded *r, const zkp_config_circuit *cfg, zkp_pool *pool,
 		    unsigned threads, zkp_error *err)
 {
@@ -134,6 +161,8 @@ static int load_one(struct loaded *r, const zkp_config_circuit *cfg, zkp_pool *p
 	zkp_groth16_pk_init(&r->pk);
 	rc = zkp_pce_load(&r->pce, cfg->pce, 0, err);
 	if (rc)
+		goto out;
+	if (cfg->porep_sector_size && (rc = check_porep_label(r->pce, cfg, err)))
 		goto out;
 	zkp_groth16_shape_from_pce(&shape, zkp_pce_get_dims(r->pce),
 				   zkp_pce_density_a_aux(r->pce), zkp_pce_density_b_input(r->pce),

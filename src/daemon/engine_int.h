@@ -44,6 +44,7 @@ static inline int serve_rank(enum zkp_priority p)
 }
 
 struct job;
+struct porep_job;
 
 struct jlist {
 	struct job *head, *tail;
@@ -85,10 +86,19 @@ struct job {
 	char request_id[ZKP_REQUEST_ID_MAX + 1];
 	bool cancel;
 	bool want_json;
-	/* Witness as submitted: bytes (owned) or a resolved path (owned). */
+	/* Witness (or C1) as submitted: bytes (owned) or a resolved path
+	 * (owned). */
 	uint8_t *data;
 	size_t len;
 	char *path;
+	/* PoRep (engine_porep.c): a sector job (porep_sector, pj set once
+	 * split) or one of its partition jobs (pj set, partition k). The job
+	 * holds a reference on pj until it ends. */
+	bool porep_sector;
+	struct porep_job *pj; /* NULL once the job ended */
+	unsigned partition;
+	uint64_t sector_id;    /* a partition job's sector job */
+	uint32_t partitions, partitions_done; /* a sector job's, once split */
 	uint64_t ws; /* bytes reserved while admitted */
 	bool admitted;
 	double t_submit, t_start, t_end, t_stage;
@@ -100,7 +110,8 @@ struct job {
 	struct device *dev; /* the device of the pipeline that took it */
 	bool fell_back;     /* proved on the CPU after a device fault */
 	/* Result. */
-	uint8_t proof[ZKP_GROTH16_PROOF_BYTES];
+	uint8_t *proof; /* 192 bytes; a sector job's: 192 per partition */
+	size_t proof_len;
 	char *proof_json;
 	uint8_t *inputs;
 	size_t n_inputs;
@@ -196,6 +207,7 @@ struct zkp_engine {
 	zkp_engine_snap snaps[ZKP_ENGINE_SNAPSHOTS];
 	size_t snap_next, n_snaps;
 	uint64_t jobs_done, jobs_failed, jobs_cancelled;
+	uint64_t porep_done, porep_failed, porep_cancelled;
 	uint64_t stage_count[ZKP_NSTAGES];
 	double stage_seconds[ZKP_NSTAGES];
 	uint64_t stage_buckets[ZKP_NSTAGES][ZKP_STAGE_BUCKETS];
@@ -226,6 +238,40 @@ void stage_count_add(struct zkp_engine *e, enum zkp_stage s, double seconds);
 void stage_done(struct zkp_engine *e, struct job *j, enum zkp_stage s, double seconds);
 /* Takes a snapshot into the ring for job_id at stage s (lock not held). */
 void take_snapshot(struct zkp_engine *e, uint64_t job_id, enum zkp_stage s);
+/* The job with this id, queued, running or in the history, or NULL (lock
+ * held). */
+struct job *job_find(struct zkp_engine *e, uint64_t id);
+/* A new job of circuit c at priority p, given an id and queued at the end
+ * of its priority's queue with its QUEUED event (lock held); NULL when out
+ * of memory. */
+struct job *job_enqueue(struct zkp_engine *e, struct circuit *c, enum zkp_priority p);
+/* Cancels j (lock held); the state afterwards (j may be gone). */
+enum zkp_job_state job_cancel(struct zkp_engine *e, struct job *j);
+
+/* engine_porep.c: PoRep sector and partition jobs (engine.h, "PoRep
+ * jobs"). */
+/* Runs a sector job's WITNESS stage on the cpu thread holding it (lock not
+ * held): parse, check and derive, then queue the partition jobs. On
+ * success its WITNESS stage (begun at t0) is recorded and the job is left
+ * RUNNING, held by no thread, ended by its partitions (it may be gone by
+ * the time this returns). An error is returned for the caller to end the job with. */
+int porep_split(struct zkp_engine *e, struct job *j, double t0, zkp_error *err);
+/* A partition job's witness into j->w (lock not held). */
+int porep_witness(struct zkp_engine *e, struct job *j, zkp_error *err);
+/* Called by job_end for a job with pj (lock held), after j's state is set:
+ * a partition's result goes to its sector job, which may end; the
+ * reference is dropped. */
+void porep_job_ended(struct zkp_engine *e, struct job *j);
+/* Cancels a split sector job (lock held): it ends CANCELLED, and its
+ * partitions are cancelled. */
+void porep_cancel_sector(struct zkp_engine *e, struct job *j);
+/* The percent of a split sector job over all its partitions (running ones
+ * by their own percent; lock held). */
+void porep_progress(struct zkp_engine *e, const struct job *j, double now, uint32_t *percent);
+/* Drops a reference (freeing pj with the last). */
+void porep_unref(struct porep_job *pj);
+/* Percent of an ordinary job (engine.c). */
+uint32_t job_percent(const struct job *j, double now);
 
 /* engine_circuits.c */
 int circuits_init(struct zkp_engine *e);

@@ -190,11 +190,13 @@ static int after_fault(struct zkp_engine *e, struct job *j, int rc, enum zkp_sta
 
 /* ---- cpu thread: WITNESS, EVAL ---- */
 
-static int run_witness(struct job *j, zkp_error *err)
+static int run_witness(struct zkp_engine *e, struct job *j, zkp_error *err)
 {
 	const zkp_pce_dims *d = zkp_pce_get_dims(j->circ->pce);
 	uint64_t count = 0;
 	int rc;
+	if (j->pj)
+		return porep_witness(e, j, err);
 	if (j->path)
 		rc = zkp_witness_load(j->path, &j->w, &count, err);
 	else
@@ -234,7 +236,18 @@ static void *cpu_main(void *arg)
 		zkp_error err = { 0 };
 		struct circuit *c = j->circ;
 		double t0 = eng_now();
-		int rc = run_witness(j, &err);
+		if (j->porep_sector) {
+			/* The sector's partitions are queued as jobs of their
+			 * own; the sector job ends with the last of them. */
+			int rc = porep_split(e, j, t0, &err);
+			if (rc)
+				end_held(e, &pl->cpu_job, j, rc, &err);
+			pthread_mutex_lock(&e->lock);
+			pl->cpu_job = 0;
+			pl->cpu_stage = ZKP_STAGE_QUEUED;
+			continue;
+		}
+		int rc = run_witness(e, j, &err);
 		if (rc) {
 			end_held(e, &pl->cpu_job, j, rc, &err);
 			pthread_mutex_lock(&e->lock);
@@ -400,6 +413,10 @@ static void *dev_main(void *arg)
 static int make_result(struct job *j, const zkp_groth16_proof *proof, zkp_error *err)
 {
 	const zkp_pce_dims *d = zkp_pce_get_dims(j->circ->pce);
+	j->proof = malloc(ZKP_GROTH16_PROOF_BYTES);
+	if (!j->proof)
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory copying the proof");
+	j->proof_len = ZKP_GROTH16_PROOF_BYTES;
 	zkp_groth16_proof_to_bytes(j->proof, proof);
 	if (j->want_json) {
 		j->proof_json = zkp_groth16_proof_to_json(proof);
@@ -465,6 +482,9 @@ static void *fin_main(void *arg)
 		/* The last boundary: a cancel that came during the final
 		 * stages is still honoured, as zkp_engine_cancel promised. */
 		if (j->cancel) {
+			free(j->proof);
+			j->proof = NULL;
+			j->proof_len = 0;
 			free(j->proof_json);
 			free(j->inputs);
 			j->proof_json = NULL;

@@ -357,6 +357,15 @@ static int entry_from_record(Zkpd__V1__JournalEntry *msg, Zkpd__V1__JournalResul
 			msg->raw.data = r->data;
 			msg->raw.len = r->len;
 			break;
+		case ZKP_WITNESS_C1:
+			msg->witness_case = ZKPD__V1__JOURNAL_ENTRY__WITNESS_C1;
+			msg->c1.data = r->data;
+			msg->c1.len = r->len;
+			break;
+		case ZKP_WITNESS_C1_PATH:
+			msg->witness_case = ZKPD__V1__JOURNAL_ENTRY__WITNESS_C1_PATH;
+			msg->c1_path = r->path ? r->path : (char *)"";
+			break;
 		default:
 			msg->witness_case = ZKPD__V1__JOURNAL_ENTRY__WITNESS_PATH;
 			msg->path = r->path ? r->path : (char *)"";
@@ -368,8 +377,9 @@ static int entry_from_record(Zkpd__V1__JournalEntry *msg, Zkpd__V1__JournalResul
 	res->queue_seconds = r->queue_seconds;
 	res->total_seconds = r->total_seconds;
 	if (r->state == ZKP_JOB_DONE) {
-		res->proof.data = (uint8_t *)r->proof;
-		res->proof.len = sizeof(r->proof);
+		res->proof.data = r->proof;
+		res->proof.len = r->proof_len;
+		res->partitions = r->partitions;
 		if (r->proof_json)
 			res->proof_json = r->proof_json;
 		if (r->n_inputs) {
@@ -536,6 +546,9 @@ void zkp_journal_set_aside(zkp_journal *j, const char *request_id, const char *w
 
 void zkp_journal_record_release(zkp_journal_record *r)
 {
+	free(r->proof);
+	r->proof = NULL;
+	r->proof_len = 0;
 	free(r->data);
 	free(r->path);
 	free(r->proof_json);
@@ -639,12 +652,23 @@ static const char *record_from_entry(zkp_journal_record *r, Zkpd__V1__JournalEnt
 				 res->error_message ? res->error_message : "");
 			return NULL;
 		}
-		if (res->proof.len != ZKP_GROTH16_PROOF_BYTES) {
-			snprintf(why, size, "a proof of %zu bytes (expected %d)", res->proof.len,
-				 ZKP_GROTH16_PROOF_BYTES);
+		size_t want = (size_t)ZKP_GROTH16_PROOF_BYTES *
+			      (res->partitions ? res->partitions : 1);
+		if (res->partitions > ZKP_JOURNAL_MAX_PARTITIONS) {
+			snprintf(why, size, "%u partitions (at most %d)", res->partitions,
+				 ZKP_JOURNAL_MAX_PARTITIONS);
 			return why;
 		}
-		memcpy(r->proof, res->proof.data, ZKP_GROTH16_PROOF_BYTES);
+		if (res->proof.len != want) {
+			snprintf(why, size, "a proof of %zu bytes (expected %zu)", res->proof.len,
+				 want);
+			return why;
+		}
+		r->proof = res->proof.data; /* taken from msg */
+		r->proof_len = res->proof.len;
+		r->partitions = res->partitions;
+		res->proof.data = NULL;
+		res->proof.len = 0;
 		for (size_t i = 0; i < res->n_public_inputs; i++)
 			if (res->public_inputs[i].len != 32) {
 				snprintf(why, size, "public input %zu has %zu bytes (expected 32)",
@@ -667,13 +691,15 @@ static const char *record_from_entry(zkp_journal_record *r, Zkpd__V1__JournalEnt
 	}
 	switch (msg->witness_case) {
 	case ZKPD__V1__JOURNAL_ENTRY__WITNESS_WTNS:
-	case ZKPD__V1__JOURNAL_ENTRY__WITNESS_RAW: {
+	case ZKPD__V1__JOURNAL_ENTRY__WITNESS_RAW:
+	case ZKPD__V1__JOURNAL_ENTRY__WITNESS_C1: {
 		bool wtns = msg->witness_case == ZKPD__V1__JOURNAL_ENTRY__WITNESS_WTNS;
-		ProtobufCBinaryData *b = wtns ? &msg->wtns : &msg->raw;
+		bool c1 = msg->witness_case == ZKPD__V1__JOURNAL_ENTRY__WITNESS_C1;
+		ProtobufCBinaryData *b = wtns ? &msg->wtns : c1 ? &msg->c1 : &msg->raw;
 		if (!b->len)
-			return "an empty witness";
+			return c1 ? "an empty C1" : "an empty witness";
 		/* Taken from msg: a witness may be gigabytes. */
-		r->witness_kind = wtns ? ZKP_WITNESS_WTNS : ZKP_WITNESS_RAW;
+		r->witness_kind = wtns ? ZKP_WITNESS_WTNS : c1 ? ZKP_WITNESS_C1 : ZKP_WITNESS_RAW;
 		r->data = b->data;
 		r->len = b->len;
 		b->data = NULL;
@@ -686,6 +712,13 @@ static const char *record_from_entry(zkp_journal_record *r, Zkpd__V1__JournalEnt
 		r->witness_kind = ZKP_WITNESS_PATH;
 		r->path = msg->path;
 		msg->path = NULL;
+		return NULL;
+	case ZKPD__V1__JOURNAL_ENTRY__WITNESS_C1_PATH:
+		if (!msg->c1_path || !*msg->c1_path)
+			return "an empty C1 path";
+		r->witness_kind = ZKP_WITNESS_C1_PATH;
+		r->path = msg->c1_path;
+		msg->c1_path = NULL;
 		return NULL;
 	default:
 		return "neither a witness nor a result";
@@ -918,7 +951,9 @@ static void info_from_record(zkp_job_info *info, const zkp_journal_record *r)
 	info->total_seconds = r->total_seconds;
 	snprintf(info->circuit, sizeof(info->circuit), "%s", r->circuit);
 	snprintf(info->request_id, sizeof(info->request_id), "%s", r->request_id);
-	memcpy(info->proof, r->proof, sizeof(info->proof));
+	info->proof = r->proof; /* borrowed, as the rest */
+	info->proof_len = r->proof_len;
+	info->partitions = r->partitions;
 	info->proof_json = r->proof_json; /* borrowed */
 	info->inputs = r->inputs;
 	info->n_inputs = r->n_inputs;
@@ -1098,7 +1133,9 @@ void zkp_journal_job_event(zkp_journal *j, zkp_engine *e, const zkp_engine_event
 	r.state = info.state;
 	r.error_code = info.error_code;
 	memcpy(r.error_message, info.error_message, sizeof(r.error_message));
-	memcpy(r.proof, info.proof, sizeof(r.proof));
+	r.proof = info.proof;
+	r.proof_len = info.proof_len;
+	r.partitions = info.partitions;
 	r.proof_json = info.proof_json;
 	r.inputs = info.inputs;
 	r.n_inputs = info.n_inputs;

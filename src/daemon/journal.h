@@ -55,6 +55,8 @@
 #define ZKP_JOURNAL_VERSION 1
 /* "NAME.job": 64 hex digits, ".job", NUL. */
 #define ZKP_JOURNAL_NAME_MAX 69
+/* A PoRep sector job's partitions at most (non-interactive 32 GiB: 126). */
+#define ZKP_JOURNAL_MAX_PARTITIONS 256
 
 typedef struct zkp_journal zkp_journal;
 
@@ -67,16 +69,18 @@ typedef struct {
 	enum zkp_priority priority;
 	bool want_json;
 	bool ended; /* false: a pending entry; true: a result record */
-	/* Pending: the witness as submitted. */
+	/* Pending: the witness (or C1) as submitted. */
 	enum zkp_witness_kind witness_kind;
-	uint8_t *data; /* WTNS, RAW */
+	uint8_t *data; /* WTNS, RAW, C1 */
 	size_t len;
-	char *path; /* PATH */
+	char *path; /* PATH, C1_PATH */
 	/* Ended: */
 	enum zkp_job_state state; /* DONE, FAILED or CANCELLED */
 	int error_code;           /* FAILED, CANCELLED: a zkp_err */
 	char error_message[512];
-	uint8_t proof[ZKP_GROTH16_PROOF_BYTES]; /* DONE */
+	uint8_t *proof;                         /* DONE: 192 bytes; 192 per partition */
+	size_t proof_len;
+	uint32_t partitions;                    /* a PoRep sector job's; else 0 */
 	char *proof_json;                       /* DONE: NULL when not asked for */
 	uint8_t *inputs;                        /* DONE: n_inputs * 32 bytes */
 	size_t n_inputs;

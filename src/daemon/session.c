@@ -134,6 +134,9 @@ static void send_result(zkp_session *s, uint64_t call_id, const zkp_job_info *in
 	jr.request_id = (char *)info->request_id;
 	jr.queue_seconds = info->queue_seconds;
 	jr.total_seconds = info->total_seconds;
+	jr.partitions = info->partitions;
+	jr.parent_job_id = info->parent_job_id;
+	jr.partition = info->partition;
 	for (int i = 0; i < ZKP_NSTAGES; i++) {
 		if (!info->stages[i].ran)
 			continue;
@@ -147,8 +150,8 @@ static void send_result(zkp_session *s, uint64_t call_id, const zkp_job_info *in
 	jr.n_stages = n_st;
 	jr.stages = stp;
 	if (info->state == ZKP_JOB_DONE) {
-		jr.proof.data = (uint8_t *)info->proof;
-		jr.proof.len = sizeof(info->proof);
+		jr.proof.data = info->proof;
+		jr.proof.len = info->proof_len;
 		if (info->proof_json)
 			jr.proof_json = info->proof_json;
 		if (info->n_inputs) {
@@ -189,6 +192,8 @@ static void send_progress(zkp_session *s, uint64_t call_id, const zkp_job_info *
 	p.stage_seconds = ev && ev->stage_finished ? ev->stage_seconds : 0;
 	p.elapsed_seconds = info->elapsed;
 	p.percent = info->percent;
+	p.partitions = info->partitions;
+	p.partitions_done = info->partitions_done;
 	env.call_id = call_id;
 	env.body_case = ZKPD__V1__ENVELOPE__BODY_PROGRESS;
 	env.progress = &p;
@@ -260,7 +265,8 @@ static int submit(zkp_session *s, uint64_t call_id, Zkpd__V1__SubmitRequest *req
 		return ZKP_ERR_INVAL;
 	}
 	if (!req->witness || req->witness->source_case == ZKPD__V1__WITNESS__SOURCE__NOT_SET) {
-		send_error(s, call_id, ZKP_ERR_INVAL, "submit: no witness (wtns, raw or path)");
+		send_error(s, call_id, ZKP_ERR_INVAL,
+			   "submit: no witness (wtns, raw, path, c1 or c1_path)");
 		return ZKP_ERR_INVAL;
 	}
 	Zkpd__V1__Witness *w = req->witness;
@@ -270,11 +276,14 @@ static int submit(zkp_session *s, uint64_t call_id, Zkpd__V1__SubmitRequest *req
 	spec.want_json = req->format == ZKPD__V1__PROOF_FORMAT__PROOF_FORMAT_SNARKJS_JSON;
 	switch (w->source_case) {
 	case ZKPD__V1__WITNESS__SOURCE_WTNS:
-	case ZKPD__V1__WITNESS__SOURCE_RAW: {
-		ProtobufCBinaryData *b = w->source_case == ZKPD__V1__WITNESS__SOURCE_WTNS ?
-						 &w->wtns : &w->raw;
-		spec.witness_kind = w->source_case == ZKPD__V1__WITNESS__SOURCE_WTNS ?
-					    ZKP_WITNESS_WTNS : ZKP_WITNESS_RAW;
+	case ZKPD__V1__WITNESS__SOURCE_RAW:
+	case ZKPD__V1__WITNESS__SOURCE_C1: {
+		ProtobufCBinaryData *b = w->source_case == ZKPD__V1__WITNESS__SOURCE_WTNS ? &w->wtns :
+					 w->source_case == ZKPD__V1__WITNESS__SOURCE_C1 ? &w->c1 :
+											  &w->raw;
+		spec.witness_kind = w->source_case == ZKPD__V1__WITNESS__SOURCE_WTNS ? ZKP_WITNESS_WTNS :
+				    w->source_case == ZKPD__V1__WITNESS__SOURCE_C1 ? ZKP_WITNESS_C1 :
+										     ZKP_WITNESS_RAW;
 		/* The engine takes the bytes: steal them from the unpacked
 		 * message rather than copying a witness of up to gigabytes. */
 		spec.data = b->data;
@@ -283,6 +292,10 @@ static int submit(zkp_session *s, uint64_t call_id, Zkpd__V1__SubmitRequest *req
 		b->len = 0;
 		break;
 	}
+	case ZKPD__V1__WITNESS__SOURCE_C1_PATH:
+		spec.witness_kind = ZKP_WITNESS_C1_PATH;
+		spec.path = w->c1_path;
+		break;
 	default:
 		spec.witness_kind = ZKP_WITNESS_PATH;
 		spec.path = w->path;

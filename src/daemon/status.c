@@ -31,6 +31,7 @@ static void circuit_fill(Zkpd__V1__CircuitStatus *cs, const zkp_circuit_info *ci
 	cs->refcount = ci->refcount;
 	cs->working_set_bytes = ci->working_set;
 	cs->insecure_dev_key = ci->insecure_dev_key;
+	cs->porep_sector_bytes = ci->porep_sector_bytes;
 }
 
 static void circuit_clear(Zkpd__V1__CircuitStatus *cs)
@@ -171,6 +172,9 @@ int zkp_status_build(Zkpd__V1__StatusResponse **ret, zkp_engine *e,
 	s->jobs_done = st.jobs_done;
 	s->jobs_failed = st.jobs_failed;
 	s->jobs_cancelled = st.jobs_cancelled;
+	s->porep_done = st.porep_done;
+	s->porep_failed = st.porep_failed;
+	s->porep_cancelled = st.porep_cancelled;
 
 	/* Queues, highest priority first. */
 	static const enum zkp_priority order[4] = { ZKP_PRIO_CRITICAL, ZKP_PRIO_HIGH,
@@ -263,6 +267,10 @@ int zkp_status_build(Zkpd__V1__StatusResponse **ret, zkp_engine *e,
 		j->state = (Zkpd__V1__JobState)ji->state;
 		j->stage = (Zkpd__V1__Stage)ji->stage;
 		j->age_seconds = ji->elapsed;
+		j->parent_job_id = ji->parent_job_id;
+		j->partition = ji->partition;
+		j->partitions = ji->partitions;
+		j->partitions_done = ji->partitions_done;
 	}
 
 	s->snapshots = (Zkpd__V1__StageSnapshot **)nodes(st.n_snaps,

@@ -49,6 +49,7 @@ enum {
 	O_OUT = 1 << 3,
 	O_PROOF_JSON = 1 << 4,
 	O_PUBLIC_JSON = 1 << 5,
+	O_C1_PATH = 1 << 6,
 };
 #define O_SUBMIT (O_PRIORITY | O_REQUEST_ID | O_WITNESS_PATH)
 #define O_RESULT (O_OUT | O_PROOF_JSON | O_PUBLIC_JSON)
@@ -75,6 +76,8 @@ struct ctl {
 	unsigned given; /* O_* seen */
 	Zkpd__V1__Priority priority;
 	const char *request_id, *out, *proof_json, *public_json, *witness_path;
+	const char *c1_path; /* porep: a C1 on the daemon's side */
+	bool porep;          /* porep: the WITNESS bytes are a C1 */
 	uint64_t job;       /* await, cancel */
 	uint8_t *witness;   /* prove, submit: the WITNESS file's bytes */
 	size_t witness_len;
@@ -355,6 +358,10 @@ static void show_progress(struct ctl *x, const Zkpd__V1__Progress *p)
 		if (p->state == ZKPD__V1__JOB_STATE__JOB_STATE_QUEUED)
 			fprintf(stderr, "\rjob %" PRIu64 " [%s] %3d%% queued, position %u   ",
 				p->job_id, bar, percent, p->queue_position);
+		else if (p->partitions)
+			fprintf(stderr, "\rjob %" PRIu64 " [%s] %3d%% %-9s partitions %u/%u   ",
+				p->job_id, bar, percent, stage_name(p->stage), p->partitions_done,
+				p->partitions);
 		else
 			fprintf(stderr, "\rjob %" PRIu64 " [%s] %3d%% %-12s", p->job_id, bar, percent,
 				stage_name(p->stage));
@@ -375,6 +382,10 @@ static void show_progress(struct ctl *x, const Zkpd__V1__Progress *p)
 			return;
 		fprintf(stderr, "job %" PRIu64 ": finished after %.3f s\n", p->job_id,
 			p->elapsed_seconds);
+	} else if (p->stage_finished && p->partitions) {
+		fprintf(stderr, "job %" PRIu64 ": %s finished in %.3f s (partitions proved: %u/%u)\n",
+			p->job_id, stage_name(p->stage), p->stage_seconds, p->partitions_done,
+			p->partitions);
 	} else if (p->stage_finished) {
 		fprintf(stderr, "job %" PRIu64 ": %s finished in %.3f s\n", p->job_id,
 			stage_name(p->stage), p->stage_seconds);
@@ -524,6 +535,12 @@ static void json_result(const Zkpd__V1__JobResult *r)
 		jw_str(&w, "request_id", r->request_id);
 	jw_f64(&w, "queue_seconds", r->queue_seconds);
 	jw_f64(&w, "total_seconds", r->total_seconds);
+	if (r->partitions)
+		jw_u64(&w, "partitions", r->partitions);
+	if (r->parent_job_id) {
+		jw_u64(&w, "parent_job_id", r->parent_job_id);
+		jw_u64(&w, "partition", r->partition);
+	}
 	jw_open(&w, "stages", '[');
 	for (size_t i = 0; i < r->n_stages; i++) {
 		jw_open(&w, NULL, '{');
@@ -575,6 +592,13 @@ static void human_result(const struct ctl *x, const Zkpd__V1__JobResult *r)
 			printf("%02x", r->proof.data[i]);
 		printf("\n");
 	}
+	if (r->partitions) {
+		/* Hundreds per partition: --json or --public-json has them. */
+		printf("%u partition proof(s), %zu bytes; %zu public inputs (%zu per partition)\n",
+		       r->partitions, r->proof.len, r->n_public_inputs,
+		       r->n_public_inputs / r->partitions);
+		return;
+	}
 	for (size_t i = 0; i < r->n_public_inputs; i++) {
 		char dec[160];
 		decimal_from_le(dec, sizeof(dec), r->public_inputs[i].data,
@@ -612,9 +636,10 @@ static int finish_job(struct ctl *x, const Zkpd__V1__JobResult *r)
 			x->address, r->job_id, state_name(r->state));
 		return ZKP_EXIT_CONNECT;
 	}
-	if (r->proof.len != PROOF_BYTES) {
-		fprintf(stderr, "zkpctl: %s: protocol error: a proof of %zu bytes (expected %d)\n",
-			x->address, r->proof.len, PROOF_BYTES);
+	size_t want = (size_t)PROOF_BYTES * (r->partitions ? r->partitions : 1);
+	if (r->proof.len != want) {
+		fprintf(stderr, "zkpctl: %s: protocol error: a proof of %zu bytes (expected %zu)\n",
+			x->address, r->proof.len, want);
 		return ZKP_EXIT_CONNECT;
 	}
 	if (x->out && write_file(x->out, r->proof.data, r->proof.len)) {
@@ -672,7 +697,14 @@ static void fill_submit(struct ctl *x, Zkpd__V1__SubmitRequest *s, Zkpd__V1__Wit
 	s->format = snarkjs ? ZKPD__V1__PROOF_FORMAT__PROOF_FORMAT_SNARKJS_JSON
 			    : ZKPD__V1__PROOF_FORMAT__PROOF_FORMAT_BYTES;
 	s->witness = w;
-	if (x->witness_path) {
+	if (x->porep && x->c1_path) {
+		w->source_case = ZKPD__V1__WITNESS__SOURCE_C1_PATH;
+		w->c1_path = (char *)x->c1_path;
+	} else if (x->porep) {
+		w->source_case = ZKPD__V1__WITNESS__SOURCE_C1;
+		w->c1.data = x->witness;
+		w->c1.len = x->witness_len;
+	} else if (x->witness_path) {
 		w->source_case = ZKPD__V1__WITNESS__SOURCE_PATH;
 		w->path = (char *)x->witness_path;
 	} else if (x->witness_len >= 4 && !memcmp(x->witness, "wtns", 4)) {
@@ -703,6 +735,13 @@ static int cmd_prove(struct ctl *x)
 		ret = finish_job(x, in->response->result);
 	zkp_wire_free(in);
 	return ret;
+}
+
+/* prove, with the bytes (or --c1-path) a Filecoin C1 output. */
+static int cmd_porep(struct ctl *x)
+{
+	x->porep = true;
+	return cmd_prove(x);
 }
 
 static int cmd_submit(struct ctl *x)
@@ -804,6 +843,8 @@ static void json_circuit(struct jw *w, const char *key, const Zkpd__V1__CircuitS
 	jw_u64(w, "working_set_bytes", c->working_set_bytes);
 	jw_str(w, "key_format", c->key_format);
 	jw_bool(w, "insecure_dev_key", c->insecure_dev_key);
+	if (c->porep_sector_bytes)
+		jw_u64(w, "porep_sector_bytes", c->porep_sector_bytes);
 	jw_close(w, '}');
 }
 
@@ -885,6 +926,14 @@ static void json_status(const Zkpd__V1__StatusResponse *s)
 		jw_str(&w, "stage", stage_name(j->stage));
 		jw_f64(&w, "age_seconds", j->age_seconds);
 		jw_str(&w, "request_id", j->request_id);
+		if (j->partitions) {
+			jw_u64(&w, "partitions", j->partitions);
+			jw_u64(&w, "partitions_done", j->partitions_done);
+		}
+		if (j->parent_job_id) {
+			jw_u64(&w, "parent_job_id", j->parent_job_id);
+			jw_u64(&w, "partition", j->partition);
+		}
 		jw_close(&w, '}');
 	}
 	jw_close(&w, ']');
@@ -985,9 +1034,16 @@ static void human_status(const Zkpd__V1__StatusResponse *s)
 	for (size_t i = 0; i < s->n_jobs; i++) {
 		const Zkpd__V1__JobSummary *j = s->jobs[i];
 		human_duration(a, sizeof(a), j->age_seconds);
-		printf("%-8" PRIu64 " %-20s %-8s %-9s %-9s %-9s %s\n", j->job_id, j->circuit,
+		char what[96] = "";
+		if (j->partitions)
+			snprintf(what, sizeof(what), "  (PoRep sector: %u/%u partitions proved)",
+				 j->partitions_done, j->partitions);
+		else if (j->parent_job_id)
+			snprintf(what, sizeof(what), "  (partition %u of job %" PRIu64 ")",
+				 j->partition, j->parent_job_id);
+		printf("%-8" PRIu64 " %-20s %-8s %-9s %-9s %-9s %s%s\n", j->job_id, j->circuit,
 		       priority_name(j->priority), state_name(j->state), stage_name(j->stage), a,
-		       j->request_id);
+		       j->request_id, what);
 	}
 
 	if (s->n_snapshots) {
@@ -1058,6 +1114,12 @@ static void human_circuit(const Zkpd__V1__CircuitStatus *c)
 	       c->inputs, c->aux);
 	printf("  pce %s, key %s (%s), working set %s per job, %u job%s holding it\n", pce, key,
 	       c->key_format, ws, c->refcount, c->refcount == 1 ? "" : "s");
+	if (c->porep_sector_bytes) {
+		char ss[32];
+		human_size(ss, sizeof(ss), c->porep_sector_bytes);
+		printf("  Filecoin PoRep partition circuit for %s sectors (jobs may carry a C1)\n",
+		       ss);
+	}
 	if (c->insecure_dev_key)
 		printf("  INSECURE development key\n");
 }
@@ -1178,6 +1240,9 @@ static const struct cmd cmds[] = {
 	  "          [--out PROOF] [--proof-json FILE] [--public-json FILE]" },
 	{ "submit", 1, 2, O_SUBMIT, cmd_submit,
 	  "submit CIRCUIT WITNESS|--witness-path PATH [--priority P] [--request-id ID]" },
+	{ "porep", 1, 2, O_PRIORITY | O_REQUEST_ID | O_C1_PATH | O_OUT | O_PUBLIC_JSON, cmd_porep,
+	  "porep CIRCUIT C1|--c1-path PATH [--priority P] [--request-id ID]\n"
+	  "          [--out PROOF] [--public-json FILE]" },
 	{ "await", 0, 1, O_RESULT | O_REQUEST_ID, cmd_await,
 	  "await JOB|--request-id ID [--out PROOF] [--proof-json FILE] [--public-json FILE]" },
 	{ "cancel", 1, 1, 0, cmd_cancel, "cancel JOB" },
@@ -1207,6 +1272,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"\n"
 		"  prove     submits a job and waits for its proof (progress on stderr)\n"
+		"  porep     proves a Filecoin sector's C2 from its C1 output (the FFI's JSON or\n"
+		"            the lotus-bench/Curio wrapper) on a PoRep circuit: one job per\n"
+		"            partition; --out gets 192 bytes per partition, in order\n"
 		"  submit    submits a job and prints its id; the daemon keeps its proof and\n"
 		"            proof.json for a later await\n"
 		"  await     waits for a submitted job's proof, by job id or by request id\n"
@@ -1236,12 +1304,15 @@ static void usage(FILE *f)
 		"  WITNESS              a local file sent with the job: circom .wtns, or raw\n"
 		"                       32-byte little-endian values\n"
 		"  --witness-path PATH  a witness file on the daemon's side (server.witness_dir)\n"
+		"  C1                   porep: a local C1 file sent with the job\n"
+		"  --c1-path PATH       porep: a C1 file on the daemon's side (server.witness_dir)\n"
 		"  --priority P         critical, high, normal (default) or low\n"
 		"  --request-id ID      idempotency key (at most %d bytes): a repeated submit\n"
 		"                       attaches to the job that has it; await --request-id\n"
 		"                       waits for that job (also one a restarted daemon's\n"
 		"                       journal brought back)\n"
-		"  --out PROOF          write the 192-byte proof (A, B, C compressed)\n"
+		"  --out PROOF          write the 192-byte proof (A, B, C compressed); porep: one\n"
+		"                       per partition, concatenated\n"
 		"  --proof-json FILE    write the snarkjs proof.json\n"
 		"  --public-json FILE   write the public inputs as snarkjs public.json\n"
 		"  Without --out or --proof-json the proof is printed in hex.\n"
@@ -1296,6 +1367,7 @@ static int parse_args(struct ctl *x, int argc, char **argv)
 		{ "--priority", O_PRIORITY },	      { "--request-id", O_REQUEST_ID },
 		{ "--witness-path", O_WITNESS_PATH }, { "--out", O_OUT },
 		{ "--proof-json", O_PROOF_JSON },     { "--public-json", O_PUBLIC_JSON },
+		{ "--c1-path", O_C1_PATH },
 	};
 	bool help = false;
 	for (int i = 1; i < argc; i++) {
@@ -1358,6 +1430,9 @@ static int parse_args(struct ctl *x, int argc, char **argv)
 			case O_WITNESS_PATH:
 				x->witness_path = v;
 				break;
+			case O_C1_PATH:
+				x->c1_path = v;
+				break;
 			case O_OUT:
 				x->out = v;
 				break;
@@ -1402,12 +1477,16 @@ static int parse_args(struct ctl *x, int argc, char **argv)
 		return ZKP_EXIT_USAGE;
 	}
 	int max = c->max_args;
-	if (c->fn == cmd_prove || c->fn == cmd_submit) {
-		/* CIRCUIT and exactly one of WITNESS, --witness-path */
-		max = x->witness_path ? 1 : 2;
-		if (x->n_args == 1 && !x->witness_path) {
-			fprintf(stderr, "zkpctl %s: no witness (a WITNESS file or --witness-path)\n",
-				c->name);
+	if (c->fn == cmd_prove || c->fn == cmd_submit || c->fn == cmd_porep) {
+		/* CIRCUIT and exactly one of WITNESS, --witness-path (C1,
+		 * --c1-path) */
+		bool porep = c->fn == cmd_porep;
+		const char *path = porep ? x->c1_path : x->witness_path;
+		max = path ? 1 : 2;
+		if (x->n_args == 1 && !path) {
+			fprintf(stderr, "zkpctl %s: no %s\n", c->name,
+				porep ? "C1 (a C1 file or --c1-path)" :
+					"witness (a WITNESS file or --witness-path)");
 			fprintf(stderr, "usage: zkpctl %s\n", c->synopsis);
 			return ZKP_EXIT_USAGE;
 		}
@@ -1459,6 +1538,11 @@ int main(int argc, char **argv)
 	    read_file(x.args[1], &x.witness, &x.witness_len)) {
 		fprintf(stderr, "zkpctl: cannot read witness %s: %s\n", x.args[1],
 			strerror(errno));
+		return ZKP_EXIT_USAGE;
+	}
+	if (x.cmd->fn == cmd_porep && !x.c1_path &&
+	    read_file(x.args[1], &x.witness, &x.witness_len)) {
+		fprintf(stderr, "zkpctl: cannot read C1 %s: %s\n", x.args[1], strerror(errno));
 		return ZKP_EXIT_USAGE;
 	}
 	/* A fleet without a balancer: ADDRESS may list several daemons. */

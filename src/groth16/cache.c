@@ -258,3 +258,35 @@ int g16_cache_write(const zkp_groth16_pk *pk, const char *cache_path,
 	free(h);
 	return rc;
 }
+
+int zkp_groth16_pk_write_cache(zkp_groth16_pk *pk, const char *key_path, const char *cache_dir,
+			       zkp_pool *pool, zkp_error *err)
+{
+	if (!pk->subgroup_checked || !pk->vk.ic)
+		return zkp_error_set(err, ZKP_ERR_INVAL,
+				     "%s: only a key whose points are known to be in the subgroup "
+				     "gets a cache without loading",
+				     key_path);
+	struct g16_file f;
+	int rc = g16_file_open(&f, key_path, err);
+	if (rc)
+		return rc;
+	char *cpath = zkp_groth16_cache_path(key_path, cache_dir);
+	if (!cpath) {
+		rc = zkp_error_set(err, ZKP_ERR_NOMEM, "%s: out of memory", key_path);
+		goto out;
+	}
+	rc = g16_sha256(pk->source_sha256, f.data, f.size);
+	if (rc) {
+		zkp_error_set(err, rc, "%s: cannot hash the file", key_path);
+		goto out;
+	}
+	pk->source_bytes = f.size;
+	if (pk->format == ZKP_GROTH16_FMT_NONE)
+		pk->format = ZKP_GROTH16_FMT_PARAMS; /* what was written */
+	rc = g16_cache_write(pk, cpath, &f, pool, err);
+out:
+	free(cpath);
+	g16_file_close(&f);
+	return rc;
+}

@@ -109,6 +109,10 @@ int zkp_cmd_setup(int argc, char **argv)
 	rc = zkp_groth16_pk_write_params(&pk, params, &err);
 	if (!rc)
 		rc = zkp_groth16_vk_write_bellman(&pk.vk, vk, &err);
+	/* The first load then maps the key rather than decoding and
+	 * subgroup-checking every point again. */
+	if (!rc)
+		rc = zkp_groth16_pk_write_cache(&pk, params, NULL, pool, &err);
 	if (rc) {
 		fprintf(stderr, "zkp setup: %s\n", zkp_error_text(&err, rc));
 		goto out;

@@ -440,7 +440,19 @@ static void test_circuits(void **state)
 		   "2)");
 	expect_err("[circuit.x]\nweight = 3\n",
 		   "t.ini:2: circuit.x.weight: unknown key (expected one of pce, key, "
-		   "key_format, preload)");
+		   "key_format, preload, porep_sector_size)");
+	/* A PoRep circuit names a published sector size. */
+	expect_ok(&cfg, "[circuit.p]\npce = p.pce\nkey = p.params\nkey_format = bellman\n"
+			"porep_sector_size = 32G\n");
+	assert_int_equal(cfg.circuits[0].porep_sector_size, 32ULL << 30);
+	zkp_config_release(&cfg);
+	expect_ok(&cfg, "[circuit.p]\npce = p.pce\nkey = p.params\nkey_format = bellman\n");
+	assert_int_equal(cfg.circuits[0].porep_sector_size, 0);
+	zkp_config_release(&cfg);
+	expect_err("[circuit.p]\npce = p.pce\nkey = p.params\nkey_format = bellman\n"
+		   "porep_sector_size = 4K\n",
+		   "t.ini:5: circuit.p.porep_sector_size: 4096 bytes is not a published sector size "
+		   "(expected 2K, 8M, 512M, 32G or 64G)");
 	expect_err("[circuit.a b]\n",
 		   "t.ini:1: [circuit.a b]: bad circuit name \"a b\" (expected 1-63 of A-Z a-z "
 		   "0-9 _ . -)");

@@ -129,6 +129,55 @@ static void free_all(zkp_journal_record *recs, size_t n)
 
 /* ---- records ---- */
 
+/* PoRep sector jobs: a C1 by value or by path while pending; a result of
+ * 192 bytes per partition, whose length must agree with its partitions. */
+static void test_porep_records(void **state)
+{
+	(void)state;
+	uint8_t c1[300], proof[3 * ZKP_GROTH16_PROOF_BYTES];
+	tu_rand_bytes(c1, sizeof(c1));
+	tu_rand_bytes(proof, sizeof(proof));
+	zkp_journal *j = open_journal(16);
+	zkp_journal_record r;
+	pending(&r, "sector-1", "porep-32g", ZKP_WITNESS_C1, c1, sizeof(c1), NULL);
+	write_ok(j, &r);
+	pending(&r, "sector-2", "porep-32g", ZKP_WITNESS_C1_PATH, NULL, 0, (char *)"/w/c1.json");
+	write_ok(j, &r);
+	memset(&r, 0, sizeof(r));
+	snprintf(r.request_id, sizeof(r.request_id), "sector-3");
+	snprintf(r.circuit, sizeof(r.circuit), "porep-32g");
+	r.ended = true;
+	r.state = ZKP_JOB_DONE;
+	r.proof = proof;
+	r.proof_len = sizeof(proof);
+	r.partitions = 3;
+	write_ok(j, &r);
+	/* 3 partitions but one proof's bytes: set aside when read */
+	snprintf(r.request_id, sizeof(r.request_id), "sector-4");
+	r.proof_len = ZKP_GROTH16_PROOF_BYTES;
+	write_ok(j, &r);
+	zkp_journal_free(j);
+
+	j = open_journal(16);
+	zkp_journal_record *recs;
+	size_t n;
+	load_all(j, &recs, &n);
+	assert_int_equal(n, 3);
+	assert_int_equal(count_files(".bad"), 1);
+	assert_string_equal(recs[0].request_id, "sector-1");
+	assert_int_equal(recs[0].witness_kind, ZKP_WITNESS_C1);
+	assert_int_equal(recs[0].len, sizeof(c1));
+	assert_memory_equal(recs[0].data, c1, sizeof(c1));
+	assert_int_equal(recs[1].witness_kind, ZKP_WITNESS_C1_PATH);
+	assert_string_equal(recs[1].path, "/w/c1.json");
+	assert_true(recs[2].ended);
+	assert_int_equal(recs[2].partitions, 3);
+	assert_int_equal(recs[2].proof_len, sizeof(proof));
+	assert_memory_equal(recs[2].proof, proof, sizeof(proof));
+	free_all(recs, n);
+	zkp_journal_free(j);
+}
+
 static void test_round_trip(void **state)
 {
 	(void)state;
@@ -153,7 +202,8 @@ static void test_round_trip(void **state)
 	snprintf(r.circuit, sizeof(r.circuit), "porep");
 	r.ended = true;
 	r.state = ZKP_JOB_DONE;
-	memcpy(r.proof, proof, sizeof(proof));
+	r.proof = proof;
+	r.proof_len = sizeof(proof);
 	r.proof_json = (char *)"{\"pi_a\":[]}";
 	r.inputs = inputs;
 	r.n_inputs = 2;
@@ -558,7 +608,8 @@ static void test_glue(void **state)
 	zkp_journal_record r = result("done-before");
 	r.state = ZKP_JOB_DONE;
 	r.error_code = 0;
-	memcpy(r.proof, proof, sizeof(proof));
+	r.proof = proof;
+	r.proof_len = sizeof(proof);
 	r.inputs = inputs;
 	r.n_inputs = 1;
 	write_ok(j, &r);
@@ -583,6 +634,7 @@ static void test_glue(void **state)
 	assert_int_equal(zkp_engine_find_request(e, "done-before", &id), 0);
 	assert_int_equal(zkp_engine_job_info(e, id, &info), 0);
 	assert_int_equal(info.state, ZKP_JOB_DONE);
+	assert_int_equal(info.proof_len, sizeof(proof));
 	assert_memory_equal(info.proof, proof, sizeof(proof));
 	assert_int_equal(info.n_inputs, 1);
 	assert_memory_equal(info.inputs, inputs, 32);
@@ -658,6 +710,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_porep_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_set_aside, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_temporaries, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_failures, setup, teardown),

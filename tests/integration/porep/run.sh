@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# PoRep C2 through a real zkpd, end to end: 2 KiB sectors sealed with the
+# development sealer (interactive and synthetic proof versions, the FFI's
+# JSON and the lotus-bench/Curio wrapper), proved with `zkpctl porep` (the
+# C1 sent by value and by path) on the 2 KiB PoRep circuit with an INSECURE
+# development key (scripts/porep-dev-key: made once, then cached), and
+# verified with `zkp porep verify`, which derives the public inputs from the
+# C1's public data and recomputes replica_id. C1s with a flipped byte in a
+# label, a path or a root must fail with an error and never yield a proof.
+# Also: a C1 on a circuit that is not a PoRep circuit, a .pce that is not
+# the configured size's, the metrics, and a sector job's result found again
+# by request id after a restart (the journal).
+# Usage: run.sh BUILD_DIR WORK_DIR
+set -euo pipefail
+
+source "$(dirname "${BASH_SOURCE[0]}")/../daemon/lib.sh"
+
+set_paths "$1" "$2"
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+make_work_dir
+pick_sock porep
+trap cleanup EXIT
+run_timeout=600
+
+if ! keydir=$("$src/scripts/porep-dev-key" "$build"); then
+	bad "the 2 KiB development key is made or found in the cache" "scripts/porep-dev-key failed"
+	exit 1
+fi
+ok "the 2 KiB development key is made or found in the cache ($keydir)"
+vk=$keydir/porep-2k.INSECURE-DEV.vk
+
+prover=$(printf '%062d2a' 0)
+ticket=$(printf '%02x' $(seq 1 32) | tr -d '\n')
+seed=$(printf '%02x' $(seq 101 132) | tr -d '\n')
+seal() { # OUT SECTOR MODE [--wrap]
+	local out=$1 sector=$2 mode=$3
+	shift 3
+	expect 0 "seal a 2 KiB $mode sector ($out)" "$zkp" porep seal --sector-size 2KiB \
+		--random "$sector" --prover-id "$prover" --sector-id "$sector" --ticket "$ticket" \
+		--seed "$seed" --mode "$mode" "$@" -o "$out"
+}
+seal c1.json 5 interactive
+seal c1s.json 6 synthetic --wrap
+
+# flip KEY NTH IN OUT: OUT is IN with the lowest bit flipped in the first
+# number after the NTH (0-based) occurrence of KEY (its last digit d becomes
+# d xor 1, so a byte stays a byte)
+flip() {
+	perl -e 'my ($k, $n, $in, $out) = @ARGV;
+		open(my $f, "<", $in) or die; local $/; my $s = <$f>; my $p = -1;
+		for (0 .. $n) { $p = index($s, $k, $p + 1); die "no $k #$n\n" if $p < 0 }
+		pos($s) = $p + length($k); $s =~ /\G[^0-9]*[0-9]*/g; my $d = pos($s) - 1;
+		substr($s, $d, 1) = substr($s, $d, 1) ^ "\x01";
+		open(my $o, ">", $out) or die; print $o $s' "$@"
+}
+flip '"rows":[[' 0 c1.json bad-label.json
+flip '"hashes":[[' 3 c1.json bad-path.json
+flip '"root":[' 1 c1.json bad-root.json
+
+cat >zkpd.ini <<EOF
+[server]
+listen = unix:$sock
+witness_dir = $work
+journal_dir = $work/journal
+
+[gpus]
+devices = cpu
+
+[circuit.porep-2k]
+pce = $keydir/porep-2k.pce
+key = $keydir/porep-2k.INSECURE-DEV.params
+key_format = bellman
+porep_sector_size = 2K
+preload = true
+
+# The same files, but not declared a PoRep circuit: it takes witnesses only.
+[circuit.plain-2k]
+pce = $keydir/porep-2k.pce
+key = $keydir/porep-2k.INSECURE-DEV.params
+key_format = bellman
+
+# A 2 KiB circuit declared as the 8 MiB one: its load must fail.
+[circuit.wrong-size]
+pce = $keydir/porep-2k.pce
+key = $keydir/porep-2k.INSECURE-DEV.params
+key_format = bellman
+porep_sector_size = 8M
+EOF
+printf '[circuit.x]\npce = a.pce\nkey = a.params\nkey_format = bellman\nporep_sector_size = 4K\n' \
+	>bad-size.ini
+expect 2 "an unpublished porep_sector_size fails --check-config" "$zkpd" --check-config bad-size.ini
+check "the message names the line and the option" "$(said)" \
+	grep -q 'bad-size.ini:5.*porep_sector_size.*not a published sector size' err.txt
+
+launch_zkpd zkpd.log --config zkpd.ini
+ctl=("$zkpctl" --connect "unix:$sock")
+if ! wait_healthy "$pid" 300 "${ctl[@]}"; then
+	bad "zkpd starts with the PoRep circuit" "log: $(tail -5 zkpd.log | tr '\n' ' ')"
+	exit 1
+fi
+ok "zkpd starts with the PoRep circuit"
+
+# --- proofs ------------------------------------------------------------------
+
+expect 0 "zkpctl porep proves an interactive C1 sent by value" \
+	"${ctl[@]}" porep porep-2k c1.json --request-id sector-5 --out c2.bin
+check "the C2 proof is one 192-byte partition proof" "$(said)" \
+	test "$(stat -c %s c2.bin 2>/dev/null)" = 192
+check "zkpctl says how many partitions" "$(said)" has '1 partition proof' out.txt
+expect 0 "zkp porep verify accepts it (replica_id recomputed)" "$zkp" porep verify --vk "$vk" \
+	--c1 c1.json --proof c2.bin --prover-id "$prover" --sector-id 5
+check "zkp porep verify says valid" "$(said)" grep -qx valid out.txt
+expect 1 "zkp porep verify refuses it for another sector id" "$zkp" porep verify --vk "$vk" \
+	--c1 c1.json --proof c2.bin --prover-id "$prover" --sector-id 7
+
+expect 0 "zkpctl porep proves a synthetic, wrapped C1 by path" \
+	"${ctl[@]}" porep porep-2k --c1-path "$work/c1s.json" --out c2s.bin
+expect 0 "zkp porep verify accepts the synthetic proof" "$zkp" porep verify --vk "$vk" \
+	--c1 c1s.json --proof c2s.bin --prover-id "$prover" --sector-id 6
+expect 1 "the interactive proof does not pass for the synthetic C1" "$zkp" porep verify \
+	--vk "$vk" --c1 c1s.json --proof c2.bin
+
+# --- refusals ----------------------------------------------------------------
+
+# A label no longer hashes from its parents' (the C1's own labels are
+# checked when the public inputs are derived); a path sibling passes every
+# check but the circuit's (the proof does not verify, the row is named); a
+# root differs from the others of its partition (the reader).
+for bad in label:ERR_MISMATCH path:ERR_UNSATISFIED root:ERR_MISMATCH; do
+	code=${bad#*:}
+	bad=${bad%:*}
+	rm -f "c2-$bad.bin"
+	expect 1 "a C1 with a flipped byte in a $bad fails" \
+		"${ctl[@]}" porep porep-2k "bad-$bad.json" --out "c2-$bad.bin"
+	check "its error is $code and names the partition ($bad)" "$(said)" \
+		grep -q "$code: .*partition 0" err.txt
+	check "no proof is written for it ($bad)" "$(said)" test ! -e "c2-$bad.bin"
+done
+expect 5 "a C1 for a circuit without porep_sector_size is refused" \
+	"${ctl[@]}" porep plain-2k c1.json --out x.bin
+check "the refusal says it is not a PoRep circuit" "$(said)" grep -q 'not a PoRep circuit' err.txt
+expect 5 "a .pce that is not the configured sector size's does not load" \
+	"${ctl[@]}" load wrong-size
+check "the load error names both circuits" "$(said)" \
+	grep -q 'PoRep circuit of 2KiB.*not of 8MiB' err.txt
+
+# Cancelling a sector job cancels its partition job, and the daemon goes on.
+"${ctl[@]}" porep porep-2k c1.json --request-id to-cancel --out cancelled.bin \
+	>cancel.out 2>cancel.err &
+porep_client=$!
+pids+=("$porep_client")
+sector=
+for _ in $(seq 100); do
+	"${ctl[@]}" --json status >status.json 2>/dev/null || true
+	sector=$(grep -o '"job_id":[0-9]*,[^{}]*"request_id":"to-cancel"' status.json |
+		sed 's/"job_id":\([0-9]*\),.*/\1/' || true)
+	[ -n "$sector" ] && grep -q "\"parent_job_id\":$sector" status.json && break
+	sleep 0.1
+done
+check "a running sector job shows its partition job in status" "$(cat status.json | head -c 400)" \
+	grep -q "\"parent_job_id\":$sector" status.json
+expect 0 "cancel the sector job" "${ctl[@]}" cancel "$sector"
+porep_rc=0
+wait "$porep_client" || porep_rc=$?
+check "the waiting zkpctl porep exits 1 with ERR_CANCELLED" "exit $porep_rc: $(cat cancel.err)" \
+	test "$porep_rc" -eq 1 -a ! -e cancelled.bin
+check "its error says so" "$(cat cancel.err)" grep -q 'ERR_CANCELLED' cancel.err
+for _ in $(seq 300); do
+	"${ctl[@]}" --json status >status.json 2>/dev/null || true
+	grep -q '"jobs":\[\]' status.json && break
+	sleep 0.1
+done
+check "the partition job stops too" "$(head -c 400 status.json)" grep -q '"jobs":\[\]' status.json
+
+expect 0 "metrics" "${ctl[@]}" metrics
+check "metrics count 2 sectors done" "$(said)" has 'zkpd_porep_sectors_total{state="done"} 2' out.txt
+check "metrics count 3 sectors failed" "$(said)" \
+	has 'zkpd_porep_sectors_total{state="failed"} 3' out.txt
+check "metrics count 1 sector cancelled" "$(said)" \
+	has 'zkpd_porep_sectors_total{state="cancelled"} 1' out.txt
+expect 0 "status" "${ctl[@]}" --json status
+check "status gives the circuit's sector size" "$(said)" has '"porep_sector_bytes":2048' out.txt
+
+# --- the journal ---------------------------------------------------------------
+
+stop_zkpd
+launch_zkpd zkpd2.log --config zkpd.ini
+if ! wait_healthy "$pid" 300 "${ctl[@]}"; then
+	bad "zkpd restarts" "log: $(tail -5 zkpd2.log | tr '\n' ' ')"
+	exit 1
+fi
+expect 0 "after a restart, await --request-id finds the sector job's result" \
+	"${ctl[@]}" await --request-id sector-5 --out again.bin
+check "it is the same C2 proof" "$(said)" cmp -s again.bin c2.bin
+stop_zkpd
+
+echo "# $pass passed, $failed failed"
+[ "$failed" -eq 0 ]
