@@ -239,6 +239,18 @@ void porep_job_ended(struct zkp_engine *e, struct job *j)
 	j->pj = NULL;
 	if (!j->porep_sector && !pj->ended) {
 		struct job *sj = job_find(e, pj->sector_id);
+		/* The sector's stages are its own C1 check plus its
+		 * partitions' stage times summed (RSS: the highest seen). */
+		for (int st = ZKP_STAGE_WITNESS; sj && st <= ZKP_STAGE_VERIFY; st++) {
+			const zkp_stage_timing *t = &j->stages[st];
+			zkp_stage_timing *u = &sj->stages[st];
+			if (!t->ran)
+				continue;
+			u->ran = true;
+			u->seconds += t->seconds;
+			if (t->rss > u->rss)
+				u->rss = t->rss;
+		}
 		if (j->state == ZKP_JOB_DONE) {
 			memcpy(pj->proofs + (size_t)j->partition * ZKP_GROTH16_PROOF_BYTES, j->proof,
 			       ZKP_GROTH16_PROOF_BYTES);
