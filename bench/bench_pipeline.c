@@ -1,7 +1,7 @@
 /*
  * zkpd-bench pipeline --pce P --key K -n N --pipelines K --out DIR
  *                     [--baseline] [--no-purge] [--threads T] [--seed S]
- *                     [--trust-key] [--no-cache] [--sample-ms MS]
+ *                     [--trust-key] [--no-cache] [--sample-ms MS] [--c1 C1.json]
  *
  * Memory of N Groth16 proofs on the CPU backend, run by K pipeline threads
  * that take proofs from one counter. Shared (default): ONE circuit and ONE
@@ -21,7 +21,10 @@
  *
  * The synthetic PoRep witness is regenerated from S (default 1, `zkp
  * synth`'s default) for P's size, so P must come from `zkp synth` with the
- * same seed.
+ * same seed. With --c1, P is a real PoRep partition circuit (`zkp porep
+ * circuit`) and each proof's witness is computed from that C1 (parsed once,
+ * shared; proof i proves partition i mod partitions), as a zkpd partition
+ * job does.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -40,13 +43,14 @@
 #include "zkpd/groth16_job.h"
 #include "zkpd/groth16_prove.h"
 #include "zkpd/mem.h"
+#include "zkpd/porep_c1.h"
 #include "zkpd/synth.h"
 
 static void help(FILE *f)
 {
 	fprintf(f, "usage: zkpd-bench pipeline --pce P --key K -n N --pipelines K --out DIR\n"
 		   "                          [--baseline] [--no-purge] [--threads T] [--seed S]\n"
-		   "                          [--trust-key] [--no-cache] [--sample-ms MS]\n");
+		   "                          [--trust-key] [--no-cache] [--sample-ms MS] [--c1 C1]\n");
 }
 
 static const double MIB = 1024.0 * 1024.0;
@@ -121,6 +125,7 @@ typedef struct {
 	const char *pce_path, *key_path;
 	zkp_groth16_load_opts opts;
 	uint64_t seed;
+	const zkp_porep_c1 *c1; /* NULL: the synthetic witness */
 	long n;
 	bool baseline, purge;
 	zkp_pce *pce;        /* shared mode */
@@ -204,7 +209,14 @@ static int one_proof(shared_ctx *sh, int proof, int pipe)
 		goto out;
 	}
 	zkp_mem_add(ZKP_MEM_WITNESS, w_bytes);
-	rc = zkp_synth_porep(d->n_constraints, sh->seed, NULL, NULL, w, NULL, &err);
+	if (sh->c1) {
+		zkp_porep_witness wit;
+		zkp_porep_c1_witness(sh->c1, (unsigned)proof % sh->c1->partitions, &wit);
+		rc = zkp_porep_witness_parallel(&sh->c1->shape, &wit, w, d->n_inputs, d->n_aux,
+						sh->pool, &err);
+	} else {
+		rc = zkp_synth_porep(d->n_constraints, sh->seed, NULL, NULL, w, NULL, &err);
+	}
 	if (rc)
 		goto out;
 	snap("witness", proof, pipe);
@@ -359,7 +371,7 @@ static double median_u64(uint64_t *v, size_t n)
 
 int bench_pipeline_main(int argc, char **argv)
 {
-	const char *pce_path = NULL, *key = NULL, *out_dir = NULL;
+	const char *pce_path = NULL, *key = NULL, *out_dir = NULL, *c1_path = NULL;
 	long n = 0, k = 1, threads = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t seed = 1;
 	bool baseline = false, purge = true, trust = false, no_cache = false;
@@ -370,6 +382,8 @@ int bench_pipeline_main(int argc, char **argv)
 			pce_path = argv[++i];
 		else if (!strcmp(argv[i], "--key") && more)
 			key = argv[++i];
+		else if (!strcmp(argv[i], "--c1") && more)
+			c1_path = argv[++i];
 		else if (!strcmp(argv[i], "-n") && more)
 			n = strtol(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--pipelines") && more)
@@ -408,6 +422,7 @@ int bench_pipeline_main(int argc, char **argv)
 	zkp_error err = { 0 };
 	zkp_pool *pool = NULL;
 	zkp_backend *be = NULL;
+	zkp_porep_c1 *c1 = NULL;
 	zkp_pce *pce = NULL, *probe_pce = NULL;
 	zkp_groth16_pk pk, probe_pk;
 	zkp_groth16_pk_init(&pk);
@@ -445,6 +460,14 @@ int bench_pipeline_main(int argc, char **argv)
 	sh.opts.pool = pool;
 	sh.be = be;
 	sh.pool = pool;
+	if (c1_path) {
+		rc = zkp_porep_c1_load(&c1, c1_path, &err);
+		if (rc) {
+			fprintf(stderr, "bench pipeline: %s\n", zkp_error_text(&err, rc));
+			goto out;
+		}
+		sh.c1 = c1;
+	}
 	uint64_t startup_rss = rec.recs[0].s.rss.rss;
 	uint64_t post_load_rss = startup_rss;
 	if (!baseline) {
@@ -638,6 +661,7 @@ out:
 	zkp_groth16_pk_release(&probe_pk);
 	zkp_backend_free(be);
 	zkp_pool_free(pool);
+	zkp_porep_c1_free(c1);
 	free(rec.recs);
 	free(rec.samples);
 	free(tids);
