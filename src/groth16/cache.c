@@ -276,7 +276,7 @@ int zkp_groth16_pk_write_cache(zkp_groth16_pk *pk, const char *key_path, const c
 		rc = zkp_error_set(err, ZKP_ERR_NOMEM, "%s: out of memory", key_path);
 		goto out;
 	}
-	rc = g16_sha256(pk->source_sha256, f.data, f.size);
+	rc = g16_sha256_file(pk->source_sha256, &f);
 	if (rc) {
 		zkp_error_set(err, rc, "%s: cannot hash the file", key_path);
 		goto out;

@@ -50,6 +50,10 @@ int g16_write_file(const char *path, const void *p, size_t n, zkp_error *err);
 
 /* SHA-256 of a buffer. Errors: ZKP_ERR_NOMEM (OpenSSL could not start). */
 int g16_sha256(uint8_t out[32], const uint8_t *data, size_t len);
+/* SHA-256 of a mapped file, each 64 MiB piece dropped from the resident
+ * set once hashed (MADV_DONTNEED: the mapping is private and read-only, so
+ * the pages read back from the file when touched again). */
+int g16_sha256_file(uint8_t out[32], const struct g16_file *f);
 /* Tree digest for large blocks: SHA-256 of (u64 len LE || SHA-256 of each
  * 4 MiB chunk), the chunks hashed in parallel over pool. Errors as above. */
 int g16_tree_digest(uint8_t out[32], const uint8_t *data, size_t len, zkp_pool *pool);

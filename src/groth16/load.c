@@ -70,7 +70,7 @@ int zkp_groth16_pk_load(zkp_groth16_pk *pk, const char *path,
 						 note);
 	}
 	if (!hit) {
-		rc = g16_sha256(digest, f.data, f.size);
+		rc = g16_sha256_file(digest, &f);
 		if (rc) {
 			zkp_error_set(err, rc, "%s: cannot hash the file", path);
 			goto out;

@@ -33,12 +33,17 @@ void zkp_groth16_mem_model_of(zkp_groth16_mem_model *ret, const zkp_pce *pce,
 	m->abc = 3.0 * fr * (double)n;
 	m->domain = (double)zkp_ntt_domain_mem_size(d->domain_log2);
 	m->dens = 2.0 * 8.0 * (double)((n_all + 63) / 64);
-	/* The G1 MSMs run one after the other; the G2 one beside them. */
-	m->msm_g1 = (double)zkp_msm_g1_scratch_size(pk->n[ZKP_GROTH16_H], threads, NULL);
-	m->msm_g1 = maxd(m->msm_g1, (double)zkp_msm_g1_scratch_size((size_t)d->n_aux, threads,
-								    NULL));
-	m->msm_g1 = maxd(m->msm_g1, (double)zkp_msm_g1_scratch_size(n_all, threads, NULL));
-	m->msm_g2 = (double)zkp_msm_g2_scratch_size(n_all, threads, NULL);
+	/* The G1 MSMs run one after the other; the G2 one beside them. A
+	 * density MSM is handed all N_w scalars and scratch for them, but
+	 * fills its per-point arrays for the points present only (A and B
+	 * are sparse in Filecoin's circuits: B_G2 has a quarter of the
+	 * variables), so what becomes resident follows the key's counts. */
+	static const int g1_sections[] = { ZKP_GROTH16_H, ZKP_GROTH16_L, ZKP_GROTH16_A,
+					   ZKP_GROTH16_B_G1 };
+	for (size_t i = 0; i < sizeof(g1_sections) / sizeof(g1_sections[0]); i++)
+		m->msm_g1 = maxd(m->msm_g1,
+				 (double)zkp_msm_g1_scratch_size(pk->n[g1_sections[i]], threads, NULL));
+	m->msm_g2 = (double)zkp_msm_g2_scratch_size(pk->n[ZKP_GROTH16_B_G2], threads, NULL);
 	/* The two peaks of a job: after eval (a, b, c) and in the MSMs (H in a). */
 	m->ws_eval = m->witness + m->abc + m->domain;
 	m->ws_msm = m->witness + fr * (double)n + m->domain + m->dens + m->msm_g1 + m->msm_g2;

@@ -319,6 +319,12 @@ static void test_mem_model(void **state)
 				assert_true(m->ws_msm == m->witness + m->abc / 3.0 + m->domain + m->dens +
 								 m->msm_g1 + m->msm_g2);
 				assert_true(m->ws == (m->ws_eval > m->ws_msm ? m->ws_eval : m->ws_msm));
+				/* The MSM terms follow the points present. */
+				unsigned t = i ? 4 : 1;
+				assert_true(m->msm_g2 ==
+					    (double)zkp_msm_g2_scratch_size(e.pk.n[ZKP_GROTH16_B_G2], t, NULL));
+				assert_true(m->msm_g1 >=
+					    (double)zkp_msm_g1_scratch_size(e.pk.n[ZKP_GROTH16_H], t, NULL));
 			}
 			/* Only the MSM scratch depends on the thread count. */
 			assert_true(m1.circuit == m4.circuit && m1.key == m4.key);
