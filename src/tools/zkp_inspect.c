@@ -3,27 +3,36 @@
  *
  * A .pce: loads the file with every check the prover applies (so a file
  * inspect accepts is one the daemon accepts) and prints its dimensions,
- * per-matrix statistics, density counts, sizes and circuit digest.
+ * per-matrix statistics, density counts, sizes and circuit digest, and the
+ * memory model (docs/memory.md) for proving it with a bellman-layout key
+ * mapped from its native cache, on --threads threads.
  * Anything else is inspected as a Groth16 key (zkp_inspect_key.c).
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "zkp_cmds.h"
+#include "zkpd/groth16_job.h"
 #include "zkpd/pce.h"
 #include "zkpd/porep.h"
 
 static void help(FILE *f)
 {
-	fprintf(f, "usage: zkp inspect [--json] [--skip-checksums] FILE\n\n"
+	fprintf(f, "usage: zkp inspect [--json] [--skip-checksums] [--threads T] FILE\n\n"
 		   "A .pce: prints dimensions, non-zeros, +-1 and distinct coefficients,\n"
 		   "escapes and overflow rows per matrix, density counts, bytes per non-zero,\n"
-		   "mapped bytes and the circuit digest. A key (.params, .zkey, .vk,\n"
+		   "mapped bytes, the circuit digest, and the memory a proof of it takes\n"
+		   "(docs/memory.md: the circuit and a bellman key mapped from its native\n"
+		   "cache, shared; each job's working set on T threads, default all CPUs).\n"
+		   "A key (.params, .zkey, .vk,\n"
 		   "verification_key.json): its format, conventions, section counts and\n"
 		   "sizes, and the file's SHA-256.\n"
 		   "  --json            one JSON object on stdout\n"
-		   "  --skip-checksums  do not verify the section SHA-256s (trusted files)\n");
+		   "  --skip-checksums  do not verify the section SHA-256s (trusted files)\n"
+		   "  --threads T       threads of the memory model's MSM workspaces\n");
 }
 
 struct mstat {
@@ -68,6 +77,7 @@ int zkp_cmd_inspect(int argc, char **argv)
 	const char *path = NULL;
 	bool json = false;
 	unsigned flags = 0;
+	long threads = sysconf(_SC_NPROCESSORS_ONLN);
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -77,6 +87,12 @@ int zkp_cmd_inspect(int argc, char **argv)
 			json = true;
 		} else if (!strcmp(argv[i], "--skip-checksums")) {
 			flags |= ZKP_PCE_SKIP_CHECKSUMS;
+		} else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+			threads = strtol(argv[++i], NULL, 10);
+			if (threads < 1 || threads > 4096) {
+				fprintf(stderr, "zkp inspect: --threads wants 1..4096\n");
+				return ZKP_EXIT_USAGE;
+			}
 		} else if (argv[i][0] == '-' || path) {
 			fprintf(stderr, "zkp inspect: unexpected argument '%s'\n", argv[i]);
 			help(stderr);
@@ -132,6 +148,23 @@ int zkp_cmd_inspect(int argc, char **argv)
 		zkp_porep_tree_name(tree, &porep);
 	}
 
+	/* The model with the key this circuit's bellman setup makes (compact
+	 * A and B: the density counts), mapped from its native cache. */
+	zkp_groth16_pk pk;
+	zkp_groth16_mem_model mm;
+	const double gib = 1024.0 * 1024.0 * 1024.0;
+	zkp_groth16_pk_init(&pk);
+	pk.n[ZKP_GROTH16_IC] = (size_t)d->n_inputs;
+	pk.n[ZKP_GROTH16_H] = ((size_t)1 << d->domain_log2) - 1;
+	pk.n[ZKP_GROTH16_L] = (size_t)d->n_aux;
+	pk.n[ZKP_GROTH16_A] = (size_t)(d->n_inputs + dens[0]);
+	pk.n[ZKP_GROTH16_B_G1] = pk.n[ZKP_GROTH16_B_G2] = (size_t)(dens[1] + dens[2]);
+	pk.mem_bytes = 96 * (pk.n[ZKP_GROTH16_IC] + pk.n[ZKP_GROTH16_H] + pk.n[ZKP_GROTH16_L] +
+			     pk.n[ZKP_GROTH16_A] + pk.n[ZKP_GROTH16_B_G1]) +
+		       192 * pk.n[ZKP_GROTH16_B_G2];
+	pk.mem_mapped = true;
+	zkp_groth16_mem_model_of(&mm, pce, &pk, (unsigned)threads);
+
 	if (json) {
 		printf("{\"file\": ");
 		zkp_print_json_string(path);
@@ -153,8 +186,15 @@ int zkp_cmd_inspect(int argc, char **argv)
 		printf("}, \"density\": {\"a_aux\": %llu, \"b_input\": %llu, \"b_aux\": %llu},",
 		       (unsigned long long)dens[0], (unsigned long long)dens[1],
 		       (unsigned long long)dens[2]);
-		printf(" \"bytes_per_nnz\": %.3f, \"mapped_bytes\": %zu, \"digest\": \"%s\", \"circuit\": ",
+		printf(" \"bytes_per_nnz\": %.3f, \"mapped_bytes\": %zu, \"digest\": \"%s\",",
 		       zkp_pce_bytes_per_nnz(pce), zkp_pce_mapped_bytes(pce), digest);
+		printf(" \"memory_model\": {\"threads\": %ld, \"circuit_bytes\": %.0f, "
+		       "\"key_bytes\": %.0f, \"witness_bytes\": %.0f, \"abc_bytes\": %.0f, "
+		       "\"domain_bytes\": %.0f, \"msm_g1_bytes\": %.0f, \"msm_g2_bytes\": %.0f, "
+		       "\"working_set_eval_bytes\": %.0f, \"working_set_msm_bytes\": %.0f, "
+		       "\"working_set_bytes\": %.0f}, \"circuit\": ",
+		       threads, mm.circuit, mm.key, mm.witness, mm.abc, mm.domain, mm.msm_g1,
+		       mm.msm_g2, mm.ws_eval, mm.ws_msm, mm.ws);
 		if (is_porep)
 			printf("{\"kind\": \"filecoin-porep\", \"sector_bytes\": %llu, \"nodes\": %llu, "
 			       "\"layers\": %u, \"challenges\": %u, \"tree\": \"%s\"}}\n",
@@ -186,6 +226,17 @@ int zkp_cmd_inspect(int argc, char **argv)
 		printf("bytes/nnz      %.3f\n", zkp_pce_bytes_per_nnz(pce));
 		printf("mapped bytes   %zu\n", zkp_pce_mapped_bytes(pce));
 		printf("digest         %s\n", digest);
+		printf("\nmemory model   (docs/memory.md; a bellman key mapped from its cache, %ld threads)\n",
+		       threads);
+		printf("  shared       circuit %.2f GiB + key %.2f GiB\n", mm.circuit / gib,
+		       mm.key / gib);
+		printf("  per job      %.2f GiB: eval %.2f (witness %.2f, a b c %.2f, domain %.2f), "
+		       "msm %.2f (G1 %.2f, G2 %.2f)\n",
+		       mm.ws / gib, mm.ws_eval / gib, mm.witness / gib, mm.abc / gib,
+		       mm.domain / gib, mm.ws_msm / gib, mm.msm_g1 / gib, mm.msm_g2 / gib);
+		printf("  pipelines    1: %.2f GiB, 2: %.2f GiB, 4: %.2f GiB\n",
+		       (mm.circuit + mm.key + mm.ws) / gib, (mm.circuit + mm.key + 2 * mm.ws) / gib,
+		       (mm.circuit + mm.key + 4 * mm.ws) / gib);
 	}
 	zkp_pce_free(pce);
 	return ZKP_EXIT_OK;
