@@ -39,10 +39,18 @@ static void check_record(const zkp_journal_record *r, const char *name)
 		FUZZ_CHECK((r->inputs != NULL) == (r->n_inputs != 0));
 		if (r->n_inputs)
 			touch(r->inputs, 32 * r->n_inputs);
-	} else if (r->witness_kind == ZKP_WITNESS_PATH) {
+		/* A result's proof: 192 bytes per partition (1 when none). */
+		if (r->state == ZKP_JOB_DONE) {
+			FUZZ_CHECK(r->partitions <= ZKP_JOURNAL_MAX_PARTITIONS);
+			FUZZ_CHECK(r->proof_len == (size_t)ZKP_GROTH16_PROOF_BYTES *
+							   (r->partitions ? r->partitions : 1));
+			touch(r->proof, r->proof_len);
+		}
+	} else if (r->witness_kind == ZKP_WITNESS_PATH || r->witness_kind == ZKP_WITNESS_C1_PATH) {
 		FUZZ_CHECK(r->path && r->path[0] && !r->data);
 	} else {
-		FUZZ_CHECK(r->witness_kind == ZKP_WITNESS_WTNS || r->witness_kind == ZKP_WITNESS_RAW);
+		FUZZ_CHECK(r->witness_kind == ZKP_WITNESS_WTNS || r->witness_kind == ZKP_WITNESS_RAW ||
+			   r->witness_kind == ZKP_WITNESS_C1);
 		FUZZ_CHECK(r->data && r->len > 0 && !r->path);
 		touch(r->data, r->len);
 	}
@@ -55,7 +63,7 @@ static void decode_as(const uint8_t *data, size_t size, const char *name)
 	const char *bad = zkp_journal_decode(&r, data, size, name, why, sizeof(why));
 	if (bad) {
 		FUZZ_CHECK(bad[0] != 0);
-		FUZZ_CHECK(!r.data && !r.path && !r.inputs && !r.proof_json);
+		FUZZ_CHECK(!r.data && !r.path && !r.inputs && !r.proof_json && !r.proof);
 		return;
 	}
 	check_record(&r, name);
