@@ -112,11 +112,12 @@ static int load_witness(zkp_fr **w, uint64_t *n_w, const char *path, uint64_t se
 	return zkp_synth_porep(d->n_constraints, seed, NULL, NULL, *w, NULL, err);
 }
 
-enum { ST_WITNESS, ST_EVAL, ST_NTT, ST_H, ST_L, ST_A, ST_B1, ST_G1, ST_B2, ST_ASM, ST_VER,
-       ST_PROVE, ST_N };
-static const char *stage_names[ST_N] = { "witness", "eval", "ntt", "msm_h", "msm_l", "msm_a",
-					 "msm_b_g1", "g1_msms", "msm_b_g2", "assemble",
-					 "verify", "prove" };
+enum { ST_WITNESS, ST_EVAL, ST_CHECK, ST_NTT, ST_H, ST_L, ST_A, ST_B1, ST_G1, ST_B2, ST_ASM,
+       ST_VER, ST_PROVE, ST_N };
+static const char *stage_names[ST_N] = { "witness",  "eval",	"sat_check", "ntt",
+					 "msm_h",    "msm_l",	"msm_a",     "msm_b_g1",
+					 "g1_msms",  "msm_b_g2", "assemble",  "verify",
+					 "prove" };
 
 /* The stage medians of R runs (st: R rows of ST_N) as a JSON object. */
 static void json_medians(const char *key, const double *st, long runs)
@@ -154,6 +155,7 @@ static int run_backend(double *st, double *resident_ms, long runs, zkp_backend *
 							pool, err);
 		free(w);
 		s[ST_EVAL] = t.eval;
+		s[ST_CHECK] = t.sat_check;
 		s[ST_NTT] = t.ntt;
 		s[ST_H] = t.msm_h;
 		s[ST_L] = t.msm_l;

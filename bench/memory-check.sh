@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The memory-regression check (docs/memory.md, "The CI check").
 #
-#   bench/memory-check.sh BUILD_DIR [--update]
+#   bench/memory-check.sh BUILD_DIR [--update | --summary FILE]
 #
 # Builds nothing: uses BUILD_DIR's zkp and zkpd-bench. Makes a fixed
 # synthetic PoRep-shaped circuit (65,534 constraints, seed 1: with its 2
@@ -20,18 +20,24 @@
 # --update rewrites bench/memory-baseline.json from this run (review the
 # diff before committing it). ZKPD_MEMORY_BASELINE=FILE reads (or, with
 # --update, writes) another baseline file instead. The run's pipeline.json, CSVs and plot stay
-# in BUILD_DIR/memory-check/. Exit 0 pass, 1 fail, 2 usage, 77 skipped (a
-# build without jemalloc: the baseline holds jemalloc figures).
+# in BUILD_DIR/memory-check/. --summary FILE judges a saved `zkpd-bench
+# pipeline` summary instead of running one (a figure missing from it fails
+# the check). Exit 0 pass, 1 fail, 2 usage, 77 skipped (a build without
+# jemalloc: the baseline holds jemalloc figures).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 baseline_file="${ZKPD_MEMORY_BASELINE:-$here/memory-baseline.json}"
-if [ $# -lt 1 ] || [ $# -gt 2 ] || { [ $# -eq 2 ] && [ "$2" != "--update" ]; }; then
-  echo "usage: $0 BUILD_DIR [--update]" >&2
+summary=
+if [ $# -eq 3 ] && [ "$2" = "--summary" ]; then
+  summary=$3
+elif [ $# -lt 1 ] || [ $# -gt 2 ] || { [ $# -eq 2 ] && [ "$2" != "--update" ]; }; then
+  echo "usage: $0 BUILD_DIR [--update | --summary FILE]" >&2
   exit 2
 fi
 build=$(cd "$1" && pwd)
 update=${2:-}
+[ -z "$summary" ] || update=
 zkp="$build/src/tools/zkp"
 bench="$build/bench/zkpd-bench"
 for p in "$zkp" "$bench"; do
@@ -49,17 +55,21 @@ trap 'rm -rf "$work"' EXIT
 rm -rf "$out"
 
 start=$(date +%s)
-if ! "$zkp" synth --shape porep --constraints "$constraints" --seed 1 -o "$work/c.pce" \
+if [ -n "$summary" ]; then
+  cp "$summary" "$work/summary.json"
+elif ! "$zkp" synth --shape porep --constraints "$constraints" --seed 1 -o "$work/c.pce" \
      >"$work/prep.log" 2>&1 ||
    ! "$zkp" setup "$work/c.pce" -o "$work/k" --seed 1 --threads 2 >>"$work/prep.log" 2>&1; then
   cat "$work/prep.log" >&2
   echo "memory-check: cannot make the circuit and keys" >&2
   exit 1
 fi
-# Trusted dev keys decoded from the .params every time (no cache), so the
-# key is heap memory in every run and the figures do not depend on a cache.
-"$bench" pipeline --pce "$work/c.pce" --key "$work/k.INSECURE-DEV.params" -n "$proofs" \
-  --pipelines 1 --threads 2 --trust-key --no-cache --out "$out" >"$work/summary.json"
+if [ -z "$summary" ]; then
+  # Trusted dev keys decoded from the .params every time (no cache), so the
+  # key is heap memory in every run and the figures do not depend on a cache.
+  "$bench" pipeline --pce "$work/c.pce" --key "$work/k.INSECURE-DEV.params" -n "$proofs" \
+    --pipelines 1 --threads 2 --trust-key --no-cache --out "$out" >"$work/summary.json"
+fi
 elapsed=$(( $(date +%s) - start ))
 
 # The summary has one top-level field per line: "  \"name\": value,".
@@ -79,6 +89,15 @@ second_half=$(field steady_second_half_mib "$s")
 predicted=$(field predicted_peak_rss_mib "$s")
 run_peak=$(field proving_peak_rss_mib "$s")
 run_predicted=$(field predicted_proving_peak_rss_mib "$s")
+# A figure the run did not print is a failure, never a 0 that passes.
+for f in peak_rss_mib post_load_rss_mib last_purge_rss_mib steady_first_half_mib \
+         steady_second_half_mib predicted_peak_rss_mib proving_peak_rss_mib \
+         predicted_proving_peak_rss_mib; do
+  if ! [[ "$(field "$f" "$s")" =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
+    echo "memory-check: the run printed no number for $f (summary: $s)" >&2
+    exit 1
+  fi
+done
 
 if [ "$update" = "--update" ]; then
   cat >"$baseline_file" <<JSON

@@ -7,7 +7,10 @@
  * Stages, in this order, each called once:
  *   zkp_groth16_job_new     checks shapes (witness length, key vs circuit,
  *                           w[0] = ONE); holds pointers only
- *   zkp_groth16_job_eval    a, b, c = A w, B w, C w plus the input rows
+ *   zkp_groth16_job_eval    a, b, c = A w, B w, C w plus the input rows;
+ *                           refuses a witness with a_i b_i != c_i on some
+ *                           row (ZKP_ERR_UNSATISFIED naming the first),
+ *                           one Fr multiplication per row over the pool
  *   zkp_groth16_job_ntt     H from a, b, c; frees b and c
  *   zkp_groth16_job_msm     starts the B_G2 MSM on its own thread, runs the
  *                           G1 MSMs (H, L, A, B_G1) on the caller's; frees H

@@ -44,7 +44,8 @@
 /* Seconds per stage of one proof. msm_b_g2 is the wall time of the G2
  * thread, which overlaps the G1 MSMs; total is the whole call. */
 typedef struct {
-	double eval;     /* A.w, B.w, C.w and the input rows */
+	double eval;     /* A.w, B.w, C.w and the input rows, sat_check included */
+	double sat_check; /* the row-by-row a * b = c check inside eval */
 	double ntt;      /* H: all transforms and pointwise work */
 	double msm_h, msm_l, msm_a, msm_b_g1, msm_b_g2;
 	double g1_msms;  /* the four G1 MSMs together */
@@ -64,7 +65,8 @@ typedef struct {
  * n_inputs + n_aux; the key's shape differs from the circuit's, naming the
  * section; or the proof failed to verify for a witness that satisfies the
  * circuit: the key belongs to another circuit), ZKP_ERR_UNSATISFIED (the
- * witness fails a row; the detail names it), ZKP_ERR_INVAL (w[0] is not
+ * witness fails a row; the detail names the first; found right after the
+ * evaluation, before any NTT or MSM), ZKP_ERR_INVAL (w[0] is not
  * ONE), ZKP_ERR_UNSUPPORTED (a snarkjs key with 2^28 or more points),
  * ZKP_ERR_IO (the random generator failed), ZKP_ERR_NOMEM,
  * or the backend's error.

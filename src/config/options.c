@@ -73,7 +73,8 @@ const zkp_option zkp_options[] = {
 	{ "gpus", "devices", ZKP_OPT_DEVICES, CFG(devices), 0, "auto", NULL, 0, 0, NULL,
 	  "auto (every GPU found, else the CPU), cpu, or GPU indices such as 0,1" },
 	{ "gpus", "workers_per_device", ZKP_OPT_U32, CFG(workers_per_device), 0, "1", NULL, 1, 64,
-	  NULL, "Jobs proved at once on each device" },
+	  NULL, "Pipelines per device, each running one job per stage thread (CPU, device, "
+		"finalize) with pipeline.depth more waiting between them" },
 	{ "gpus", "fallback_cpu", ZKP_OPT_BOOL, CFG(fallback_cpu), 0, "false", NULL, 0, 0, NULL,
 	  "A job hit by a device fault is proved again on the CPU backend instead of failing" },
 	{ "pipeline", "depth", ZKP_OPT_U32, CFG(pipeline_depth), 0, "2", NULL, 1, 64, NULL,
@@ -81,7 +82,8 @@ const zkp_option zkp_options[] = {
 	{ "synthesis", "threads", ZKP_OPT_U32, CFG(synthesis_threads), 0, "0", NULL, 0, 1024, NULL,
 	  "Witness and constraint threads; 0: one per online CPU" },
 	{ "memory", "budget", ZKP_OPT_SIZE, CFG(memory_budget), 0, "0", NULL, 0, NOMAX, NULL,
-	  "Memory the daemon may use; 0: MemTotal minus reserve" },
+	  "Memory admitted jobs may reserve (their working sets; loaded circuits and keys come "
+	  "on top); 0: MemTotal minus reserve" },
 	{ "memory", "reserve", ZKP_OPT_SIZE, CFG(memory_reserve), 0, "2G", NULL, 0, NOMAX, NULL,
 	  "Memory left to the rest of the system when budget is 0" },
 	{ "memory", "critical_reserve", ZKP_OPT_SIZE, CFG(critical_reserve), 0, "0", NULL, 0, NOMAX,

@@ -1127,6 +1127,9 @@ int zkp_engine_get_status(zkp_engine *e, zkp_engine_status *ret)
 		ci->loaded = c->loaded;
 		ci->loading = c->loading;
 		ci->insecure_dev_key = c->insecure;
+		if (c->load_rc)
+			snprintf(ci->load_error, sizeof(ci->load_error), "%s: %s",
+				 zkp_err_name(c->load_rc), c->load_err.msg);
 		ci->key_format = c->cfg.key_format;
 		ci->porep_sector_bytes = c->cfg.porep_sector_size;
 		ci->refcount = c->refcount;

@@ -306,6 +306,8 @@ typedef struct {
 	uint32_t refcount, queued;
 	enum zkp_key_format key_format;
 	uint64_t porep_sector_bytes; /* 0: not a PoRep circuit */
+	char load_error[600];        /* the last load's error ("code: message"), "" when
+				      * it succeeded or none ran */
 } zkp_circuit_info;
 
 typedef struct {

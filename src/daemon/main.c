@@ -26,7 +26,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: zkpd [--config FILE] [--listen ADDRESS] [--log-level LEVEL] [--demo-dir DIR]\n"
+		"usage: zkpd [--config FILE] [--listen ADDRESS] [--log-level LEVEL]\n"
+		"            [--demo-dir DIR]\n"
 		"       zkpd --check-config FILE\n"
 		"       zkpd --print-default-config | --print-config-doc | --version\n\n"
 		"Serves Groth16 proofs over the framed protobuf protocol of\n"
@@ -35,7 +36,8 @@ static void usage(FILE *f)
 		"CUDA GPU found, else the CPU backend) and the default socket\n"
 		"(unix:$XDG_RUNTIME_DIR/zkpd.sock or unix:/tmp/zkpd-UID/zkpd.sock).\n"
 		"  --config FILE           INI configuration (docs/config.md)\n"
-		"  --check-config FILE     validate FILE, the files it names and its GPU list, exit\n"
+		"  --check-config FILE     validate FILE, the files it names and its GPU list,\n"
+		"                          then exit (0 valid, 2 not)\n"
 		"  --print-default-config  print every option with its default\n"
 		"  --print-config-doc      print docs/config.md\n"
 		"  --listen ADDRESS        serve only unix:PATH or tcp:HOST:PORT (overrides\n"

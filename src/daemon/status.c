@@ -19,7 +19,8 @@ static void circuit_fill(Zkpd__V1__CircuitStatus *cs, const zkp_circuit_info *ci
 	zkpd__v1__circuit_status__init(cs);
 	cs->name = dup(ci->name);
 	cs->key_format = dup(ci->key_format == ZKP_KEY_FORMAT_ZKEY ? "zkey" : "bellman");
-	if (!cs->name || !cs->key_format)
+	cs->load_error = dup(ci->load_error);
+	if (!cs->name || !cs->key_format || !cs->load_error)
 		*ok = false;
 	cs->loaded = ci->loaded;
 	cs->constraints = ci->constraints;
@@ -40,6 +41,8 @@ static void circuit_clear(Zkpd__V1__CircuitStatus *cs)
 		free(cs->name);
 	if (cs->key_format != protobuf_c_empty_string)
 		free(cs->key_format);
+	if (cs->load_error && cs->load_error != protobuf_c_empty_string)
+		free(cs->load_error);
 }
 
 void zkp_status_circuit_free(Zkpd__V1__CircuitStatus *c)

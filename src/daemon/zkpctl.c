@@ -845,6 +845,8 @@ static void json_circuit(struct jw *w, const char *key, const Zkpd__V1__CircuitS
 	jw_bool(w, "insecure_dev_key", c->insecure_dev_key);
 	if (c->porep_sector_bytes)
 		jw_u64(w, "porep_sector_bytes", c->porep_sector_bytes);
+	if (c->load_error && c->load_error[0])
+		jw_str(w, "load_error", c->load_error);
 	jw_close(w, '}');
 }
 
@@ -1011,6 +1013,8 @@ static void human_status(const Zkpd__V1__StatusResponse *s)
 		       ci->name, ci->loaded ? "yes" : "no", ci->constraints, ci->domain, ci->inputs,
 		       ci->aux, a, b, ci->refcount, c, ci->key_format,
 		       ci->insecure_dev_key ? " (INSECURE development key)" : "");
+		if (ci->load_error && ci->load_error[0])
+			printf("%-20s last load failed: %s\n", "", ci->load_error);
 	}
 
 	if (s->memory) {
@@ -1122,6 +1126,8 @@ static void human_circuit(const Zkpd__V1__CircuitStatus *c)
 	}
 	if (c->insecure_dev_key)
 		printf("  INSECURE development key\n");
+	if (c->load_error && c->load_error[0])
+		printf("  last load failed: %s\n", c->load_error);
 }
 
 static int load_unload(struct ctl *x, bool load)
@@ -1263,7 +1269,7 @@ static const struct cmd *cmd_find(const char *name)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: zkpctl [--connect ADDRESS] [--json] [--timeout SECONDS]\n"
+	fprintf(f, "usage: zkpctl [--connect ADDRESS] [--json] [--timeout SECONDS] [--version]\n"
 		   "              [--tls-ca FILE [--tls-cert FILE --tls-key FILE]] "
 		   "[--token-file FILE] COMMAND ...\n\n"
 		   "commands:\n");
@@ -1376,6 +1382,10 @@ static int parse_args(struct ctl *x, int argc, char **argv)
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			help = true;
 			continue;
+		}
+		if (!strcmp(a, "--version")) {
+			printf("zkpctl %s\n", ZKPD_VERSION);
+			return ZKP_EXIT_OK;
 		}
 		if (!strcmp(a, "--json")) {
 			x->json = true;

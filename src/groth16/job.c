@@ -12,6 +12,7 @@
  */
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -283,6 +284,42 @@ out:
 }
 
 /* a, b, c over the circuit rows, the input rows, zero padding. */
+/* The satisfiability check on the evaluated vectors: row i holds when
+ * a_i * b_i = c_i. Each chunk records its first failing row; the smallest
+ * is the one named. */
+struct sat_check {
+	const zkp_fr *a, *b, *c;
+	_Atomic uint64_t first; /* UINT64_MAX: every row holds so far */
+};
+
+static void sat_task(void *arg, size_t begin, size_t end)
+{
+	struct sat_check *k = arg;
+	for (size_t i = begin; i < end; i++) {
+		if ((uint64_t)i >= atomic_load_explicit(&k->first, memory_order_relaxed))
+			return; /* an earlier row already fails */
+		zkp_fr ab;
+		zkp_fr_mul(&ab, &k->a[i], &k->b[i]);
+		if (!zkp_fr_eq(&ab, &k->c[i])) {
+			uint64_t cur = atomic_load(&k->first);
+			while ((uint64_t)i < cur &&
+			       !atomic_compare_exchange_weak(&k->first, &cur, (uint64_t)i))
+				;
+			return;
+		}
+	}
+}
+
+/* The first of rows [0, m) where a * b != c, or UINT64_MAX. One Fr
+ * multiplication per row over the pool. */
+static uint64_t first_unsatisfied(const zkp_fr *a, const zkp_fr *b, const zkp_fr *c, uint64_t m,
+				  zkp_pool *pool)
+{
+	struct sat_check k = { a, b, c, UINT64_MAX };
+	zkp_pool_run(pool, (size_t)m, 1 << 14, sat_task, &k);
+	return atomic_load(&k.first);
+}
+
 int zkp_groth16_job_eval(zkp_groth16_job *job, zkp_error *err)
 {
 	int rc = enter(job, JOB_NEW, "eval", err);
@@ -319,6 +356,21 @@ int zkp_groth16_job_eval(zkp_groth16_job *job, zkp_error *err)
 			abc[i] = stage + (size_t)i * n;
 	}
 	zkp_pce_eval(job->pce, job->w, abc[0], abc[1], abc[2], job->pool);
+	/* A witness that does not satisfy the circuit stops here, before the
+	 * NTTs and MSMs spend a proof's time on it (the input rows appended
+	 * below hold by construction: B and C are zero there). */
+	double t_check = g16_now();
+	uint64_t bad = first_unsatisfied(abc[0], abc[1], abc[2], m, job->pool);
+	job->tm.sat_check = g16_now() - t_check;
+	if (bad != UINT64_MAX) {
+		rc = zkp_error_set(err, ZKP_ERR_UNSATISFIED,
+				   "prove: witness does not satisfy row %" PRIu64
+				   " (A.w * B.w != C.w there); no proof",
+				   bad);
+		if (stage)
+			zkp_backend_host_free(be, stage, stage_bytes);
+		goto out;
+	}
 	memcpy(abc[0] + m, job->w, n_in * sizeof(zkp_fr));
 	memset(abc[0] + m + n_in, 0, (n - m - n_in) * sizeof(zkp_fr));
 	memset(abc[1] + m, 0, (n - m) * sizeof(zkp_fr));

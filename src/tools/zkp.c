@@ -32,7 +32,8 @@ static const struct cmd {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: zkp <command> [options] [args]\n"
-		   "       zkp <command> --help\n\ncommands:\n");
+		   "       zkp <command> --help\n"
+		   "       zkp --version\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
 	fprintf(f, "\nexit status: 0 success, 1 the operation failed, 2 usage error\n");
@@ -46,6 +47,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return ZKP_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("zkp %s\n", ZKPD_VERSION);
 		return ZKP_EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)

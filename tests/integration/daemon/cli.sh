@@ -21,6 +21,13 @@ trap cleanup EXIT
 
 expect 0 "zkpd --version" "$zkpd" --version
 check "zkpd --version names zkpd" "$(said)" has '^zkpd [0-9]' out.txt
+expect 0 "zkpctl --version" "$zkpctl" --version
+check "zkpctl --version names zkpctl" "$(said)" has '^zkpctl [0-9]' out.txt
+expect 0 "zkp --version" "$zkp" --version
+check "zkp --version names zkp" "$(said)" has '^zkp [0-9]' out.txt
+expect 0 "zkpd --help" "$zkpd" --help
+check "zkpd --help keeps every line within 80 columns" "$(said)" \
+	test "$(awk 'length($0) > 80' out.txt | wc -l)" -eq 0
 expect 0 "zkpd --help" "$zkpd" --help
 check "zkpd --help prints usage" "$(said)" has 'usage: zkpd' out.txt
 expect 2 "zkpd unknown option exits 2" "$zkpd" --no-such-option

@@ -143,6 +143,9 @@ expect 5 "a .pce that is not the configured sector size's does not load" \
 	"${ctl[@]}" load wrong-size
 check "the load error names both circuits" "$(said)" \
 	grep -q 'PoRep circuit of 2KiB.*not of 8MiB' err.txt
+expect 0 "status after the failed load" "${ctl[@]}" status
+check "status shows why the circuit did not load" "$(said)" \
+	grep -q 'last load failed: ERR_MISMATCH: .*not of 8MiB' out.txt
 
 # Cancelling a sector job cancels its partition job, and the daemon goes on.
 "${ctl[@]}" porep porep-2k c1.json --request-id to-cancel --out cancelled.bin \
