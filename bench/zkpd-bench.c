@@ -27,13 +27,16 @@ static const struct {
 	{ "spmv", bench_spmv_main,
 	  "PCE evaluation vs the classic baseline: --pce FILE [--baseline-shape porep --seed S]" },
 	{ "prove", bench_prove_main,
-	  "Groth16 proof stages: --pce P --key K [--witness W | --seed S] [--threads T] [--runs R]" },
+	  "Groth16 proof stages: (--pce P --key K | --synth LOG2) [--witness W | --seed S] "
+	  "[--backends cpu,offhost,cuda[:N]] [--threads T] [--runs R] [--no-cache]" },
 	{ "pipeline", bench_pipeline_main,
 	  "memory of N proofs in K pipelines: --pce P --key K -n N --pipelines K --out DIR "
-	  "[--baseline] [--no-purge]" },
+	  "[--baseline] [--no-purge] [--threads T] [--seed S] [--trust-key] [--no-cache] "
+	  "[--sample-ms MS] [--c1 C1.json]" },
 	{ "porep", bench_porep_main,
 	  "PoRep partition circuit passes (shape, count, witness vs memory floor): "
-	  "[--sector-size 2KiB | --nodes N --layers L --challenges C --tree B-S-T] [--runs R]" },
+	  "[--sector-size 2KiB | --nodes N --layers L --challenges C --tree B-S-T] [--runs R] "
+	  "[--threads T] [--seed S]; or on a real C1: --c1 C1.json [--runs R] [--threads T]" },
 	{ "load", bench_load_main,
 	  "load on a running zkpd: --connect ADDR [--connections N] [--status-calls M] "
 	  "[--circuit C --witness W --proofs P --proof-clients K] [--runs R]" },
@@ -52,9 +55,20 @@ int main(int argc, char **argv)
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].main(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[1], commands[i].name))
+			continue;
+		/* COMMAND --help: its options, exit 0. */
+		for (int k = 2; k < argc; k++)
+			if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) {
+				printf("usage: zkpd-bench %s [options]\n%s\n"
+				       "Prints one JSON object on stdout; docs/benchmarks.md, section "
+				       "\"zkpd-bench %s\", explains every option and figure.\n",
+				       commands[i].name, commands[i].help, commands[i].name);
+				return 0;
+			}
+		return commands[i].main(argc - 1, argv + 1);
+	}
 	fprintf(stderr, "zkpd-bench: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;
