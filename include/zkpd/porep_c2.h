@@ -47,6 +47,14 @@ int zkp_porep_c1_public_inputs(zkp_fr *out, const zkp_porep_c1 *c1, unsigned k,
 int zkp_porep_c1_check_replica_id(const zkp_porep_c1 *c1, const zkp_porep_proof *p,
 				  const uint8_t prover_id[32], uint64_t sector_id, zkp_error *err);
 
+/* Partition k's witness (inputs + aux values, the circuit's counts) into
+ * w, computed from c1 with the challenges spread over pool, then its public
+ * inputs compared with pub (zkp_porep_c1_public_inputs of k). Errors: the
+ * witness pass's, ZKP_ERR_MISMATCH naming the first input that differs. */
+int zkp_porep_c1_witness_checked(zkp_fr *w, uint64_t inputs, uint64_t aux,
+				 const zkp_porep_c1 *c1, unsigned k, const zkp_fr *pub, zkp_pool *pool,
+				 zkp_error *err);
+
 /* What proving partitions needs, loaded once. */
 typedef struct {
 	const zkp_pce *pce;

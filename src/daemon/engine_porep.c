@@ -181,28 +181,17 @@ int porep_witness(struct zkp_engine *e, struct job *j, zkp_error *err)
 	const struct porep_job *pj = j->pj;
 	const zkp_pce_dims *d = zkp_pce_get_dims(j->circ->pce);
 	size_t n = (size_t)(d->n_inputs + d->n_aux);
-	zkp_porep_witness wit;
 	j->w = malloc(n * sizeof(zkp_fr));
 	if (!j->w)
 		return zkp_error_set(err, ZKP_ERR_NOMEM, "partition %u: no memory for the witness",
 				     j->partition);
 	j->n_w = n;
 	zkp_mem_add(ZKP_MEM_WITNESS, n * sizeof(zkp_fr));
-	zkp_porep_c1_witness(pj->c1, j->partition, &wit);
-	int rc = zkp_porep_witness_parallel(&pj->c1->shape, &wit, j->w, d->n_inputs, d->n_aux,
-					    e->pool, err);
-	if (rc)
-		return rc;
 	/* The proof is verified with the witness's inputs: they must be the
 	 * ones derived from the public data. */
-	const zkp_fr *pub = pj->pub + (size_t)j->partition * pj->n_pub;
-	for (size_t i = 0; i < pj->n_pub; i++)
-		if (!zkp_fr_eq(&j->w[1 + i], &pub[i]))
-			return zkp_error_set(err, ZKP_ERR_MISMATCH,
-					     "partition %u: public input %zu of the witness differs "
-					     "from the one derived from the C1's public data",
-					     j->partition, i + 1);
-	return 0;
+	return zkp_porep_c1_witness_checked(j->w, d->n_inputs, d->n_aux, pj->c1, j->partition,
+					    pj->pub + (size_t)j->partition * pj->n_pub, e->pool,
+					    err);
 }
 
 /* Ends the sector job sj (lock held, pj->ended set first so that the

@@ -122,6 +122,23 @@ int zkp_porep_c1_check_replica_id(const zkp_porep_c1 *c1, const zkp_porep_proof 
 	return 0;
 }
 
+int zkp_porep_c1_witness_checked(zkp_fr *w, uint64_t inputs, uint64_t aux,
+				 const zkp_porep_c1 *c1, unsigned k, const zkp_fr *pub, zkp_pool *pool,
+				 zkp_error *err)
+{
+	zkp_porep_witness wit;
+	zkp_porep_c1_witness(c1, k, &wit);
+	int rc = zkp_porep_witness_parallel(&c1->shape, &wit, w, inputs, aux, pool, err);
+	if (rc)
+		return rc;
+	for (uint64_t i = 0; i + 1 < inputs; i++)
+		if (!zkp_fr_eq(&w[1 + i], &pub[i]))
+			return zkp_error_set(err, ZKP_ERR_MISMATCH,
+					     "partition %u: public input %llu of the witness differs from the one derived from the C1's public data",
+					     k, (unsigned long long)i + 1);
+	return 0;
+}
+
 int zkp_porep_prove_partition(zkp_groth16_proof *proof, zkp_groth16_prove_times *times,
 			      const zkp_porep_prover *pr, const zkp_porep_c1 *c1, unsigned k,
 			      const zkp_porep_proof *p, const zkp_porep_graph *g, zkp_error *err)
@@ -129,7 +146,6 @@ int zkp_porep_prove_partition(zkp_groth16_proof *proof, zkp_groth16_prove_times 
 	const zkp_pce_dims *d = zkp_pce_get_dims(pr->pce);
 	const uint64_t n_in = zkp_porep_inputs(&c1->shape);
 	zkp_fr *pub = NULL, *w = NULL;
-	zkp_porep_witness wit;
 	int rc;
 
 	if (d->n_inputs != n_in)
@@ -145,17 +161,9 @@ int zkp_porep_prove_partition(zkp_groth16_proof *proof, zkp_groth16_prove_times 
 	}
 	if ((rc = zkp_porep_c1_public_inputs(pub, c1, k, p, g, err)))
 		goto out;
-	zkp_porep_c1_witness(c1, k, &wit);
-	if ((rc = zkp_porep_witness_parallel(&c1->shape, &wit, w, d->n_inputs, d->n_aux, pr->pool,
-					     err)))
+	if ((rc = zkp_porep_c1_witness_checked(w, d->n_inputs, d->n_aux, c1, k, pub, pr->pool,
+					       err)))
 		goto out;
-	for (uint64_t i = 0; i + 1 < n_in; i++)
-		if (!zkp_fr_eq(&w[1 + i], &pub[i])) {
-			rc = zkp_error_set(err, ZKP_ERR_MISMATCH,
-					   "partition %u: public input %llu of the witness differs from the one derived from the C1's public data",
-					   k, (unsigned long long)i + 1);
-			goto out;
-		}
 	if ((rc = zkp_groth16_prove(proof, times, pr->pce, pr->pk, w, (size_t)(d->n_inputs + d->n_aux),
 				    pr->be, pr->pool, err)))
 		goto out;
