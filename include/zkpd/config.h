@@ -86,6 +86,8 @@ typedef struct {
 	size_t n_listen;
 	unsigned socket_mode;       /* socket_mode, octal, default 0660 */
 	uint64_t max_frame_bytes;   /* default 1 GiB: a witness travels in one frame */
+	uint64_t preauth_max_frame_bytes; /* before Authenticate (token_file set), 16 KiB */
+	uint64_t preauth_buffer_bytes; /* all unauthenticated connections together, 4 MiB */
 	uint32_t max_connections;   /* default 4096 */
 	uint64_t conn_buffer_bytes; /* per connection unsent replies before reading pauses, 16 MiB */
 	uint64_t idle_timeout_ms;   /* connection with no frame and no call, default 300 s; 0 off */

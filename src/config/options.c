@@ -35,6 +35,14 @@ const zkp_option zkp_options[] = {
 	  "Permissions of the Unix sockets" },
 	{ "server", "max_frame_bytes", ZKP_OPT_SIZE, CFG(max_frame_bytes), 0, "1G", NULL,
 	  64 * KIB, 64 * GIB, NULL, "Largest frame accepted; a witness travels in one frame" },
+	{ "server", "preauth_max_frame_bytes", ZKP_OPT_SIZE, CFG(preauth_max_frame_bytes), 0,
+	  "16K", NULL, 8 * KIB, 64 * MIB, NULL,
+	  "Largest frame accepted from a connection that has not yet authenticated (with "
+	  "token_file set): its Authenticate call fits; larger frames wait for its answer" },
+	{ "server", "preauth_buffer_bytes", ZKP_OPT_SIZE, CFG(preauth_buffer_bytes), 0, "4M",
+	  NULL, 64 * KIB, 4 * GIB, NULL,
+	  "Bytes buffered for all unauthenticated connections together (with token_file set); "
+	  "a connection that would pass it is closed" },
 	{ "server", "max_connections", ZKP_OPT_U32, CFG(max_connections), 0, "4096", NULL, 1,
 	  1000000, NULL, "Connections open at once; further ones are refused" },
 	{ "server", "conn_buffer_bytes", ZKP_OPT_SIZE, CFG(conn_buffer_bytes), 0, "16M", NULL,

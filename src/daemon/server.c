@@ -60,6 +60,8 @@ struct conn {
 	uint64_t pending; /* bytes queued for writing (ciphertext over TLS) */
 	bool reading, closing, close_after_flush;
 	bool tls_up; /* handshake finished */
+	bool authed; /* full-size frames allowed (zkp_session_authenticated) */
+	size_t preauth_held; /* reader bytes counted in srv->preauth_bytes */
 	int handles_open; /* h and idle: freed when both closed */
 	char peer[64];
 };
@@ -102,6 +104,7 @@ struct zkp_server {
 	uint8_t *plain_buf; /* TLS: SSL_read's output, READ_BUF_BYTES */
 	SSL_CTX *tls_ctx;   /* NULL without tls.cert */
 	uint8_t token_sha256[32];
+	uint64_t preauth_bytes; /* buffered by unauthenticated connections (loop) */
 	bool read_buf_busy;
 	bool draining, finishing, finished;
 	int signals;
@@ -239,6 +242,57 @@ static int conn_send(void *arg, uint8_t *frame, size_t len)
 
 /* ---- reading ---- */
 
+/* Bytes the connection's reader holds that are not yet handed out. */
+static size_t reader_held(const conn *c)
+{
+	return c->reader.len - c->reader.off;
+}
+
+/* Brings the unauthenticated total up to date after the reader changed;
+ * once the session has authenticated, lifts its frame limit to
+ * server.max_frame_bytes and stops counting it. */
+static void preauth_update(conn *c)
+{
+	zkp_server *s = c->srv;
+	s->preauth_bytes -= c->preauth_held;
+	c->preauth_held = 0;
+	if (c->authed)
+		return;
+	if (zkp_session_authenticated(c->session)) {
+		c->authed = true;
+		c->reader.max_frame = s->cfg->max_frame_bytes;
+		return;
+	}
+	c->preauth_held = reader_held(c);
+	s->preauth_bytes += c->preauth_held;
+}
+
+/* Feeds received bytes to the connection's reader. An unauthenticated
+ * connection whose bytes would take the server's unauthenticated total past
+ * server.preauth_buffer_bytes is refused instead (ZKP_ERR_LIMIT, err set),
+ * so many connections that never authenticate cannot make zkpd hold more
+ * than that. */
+static int conn_feed(conn *c, const uint8_t *data, size_t n, zkp_error *err)
+{
+	zkp_server *s = c->srv;
+	if (!c->authed) {
+		uint64_t others = s->preauth_bytes - c->preauth_held;
+		if (others + reader_held(c) + n > s->cfg->preauth_buffer_bytes) {
+			zkp_error_set(err, ZKP_ERR_LIMIT,
+				      "unauthenticated connections would hold more than "
+				      "server.preauth_buffer_bytes (%llu bytes); authenticate "
+				      "first",
+				      (unsigned long long)s->cfg->preauth_buffer_bytes);
+			return ZKP_ERR_LIMIT;
+		}
+	}
+	int rc = zkp_frame_reader_feed(&c->reader, data, n);
+	if (rc)
+		zkp_error_set(err, ZKP_ERR_NOMEM, "no memory to receive a frame");
+	preauth_update(c);
+	return rc;
+}
+
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
 	conn *c = h->data;
@@ -281,12 +335,20 @@ static void process_frames(conn *c)
 		if (rc == 0)
 			return;
 		if (rc < 0) {
+			if (rc == ZKP_ERR_LIMIT && !c->authed) {
+				zkp_error pre = { 0 };
+				zkp_error_set(&pre, rc, "%s before Authenticate "
+					      "(server.preauth_max_frame_bytes)",
+					      zkp_error_text(&err, rc));
+				err = pre;
+			}
 			frame_failed(c, rc, &err);
 			return;
 		}
 		c->srv->stats.frames_in++;
 		uv_timer_again(&c->idle);
 		rc = zkp_session_frame(c->session, body, len);
+		preauth_update(c);
 		if (rc == ZKP_ERR_DENIED) {
 			zkp_log(ZKP_LOG_WARN, "connection %s: not authenticated (no Authenticate "
 					      "first, or a wrong token); closing it", c->peer);
@@ -335,10 +397,10 @@ static void tls_read(conn *c, size_t n)
 		if (r == 1) {
 			if (!c->tls_up)
 				tls_established(c);
-			if (zkp_frame_reader_feed(&c->reader, s->plain_buf, got)) {
-				zkp_error err = { 0 };
-				zkp_error_set(&err, ZKP_ERR_NOMEM, "no memory to receive a frame");
-				frame_failed(c, ZKP_ERR_NOMEM, &err);
+			zkp_error err = { 0 };
+			int rc = conn_feed(c, s->plain_buf, got, &err);
+			if (rc) {
+				frame_failed(c, rc, &err);
 				return;
 			}
 			continue;
@@ -387,10 +449,10 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 		tls_read(c, (size_t)nread);
 		return;
 	}
-	if (zkp_frame_reader_feed(&c->reader, c->srv->read_buf, (size_t)nread)) {
-		zkp_error err = { 0 };
-		zkp_error_set(&err, ZKP_ERR_NOMEM, "no memory to receive a frame");
-		frame_failed(c, ZKP_ERR_NOMEM, &err);
+	zkp_error err = { 0 };
+	int rc = conn_feed(c, c->srv->read_buf, (size_t)nread, &err);
+	if (rc) {
+		frame_failed(c, rc, &err);
 		return;
 	}
 	process_frames(c);
@@ -434,6 +496,8 @@ static void conn_close(conn *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	s->stats.connections--;
+	s->preauth_bytes -= c->preauth_held;
+	c->preauth_held = 0;
 	uv_timer_stop(&c->idle);
 	uv_close((uv_handle_t *)&c->idle, on_conn_handle_closed);
 	uv_close((uv_handle_t *)&c->h.stream, on_conn_handle_closed);
@@ -473,8 +537,14 @@ static void on_connection(uv_stream_t *server, int status)
 	c->h.stream.data = c;
 	c->idle.data = c;
 	c->handles_open = 2;
-	zkp_frame_reader_init(&c->reader, s->cfg->max_frame_bytes);
 	c->session = zkp_session_new(&s->ctx, conn_send, c);
+	/* Until it authenticates, a connection may send only frames as small
+	 * as an Authenticate call needs (preauth_update lifts the limit). */
+	c->authed = !s->ctx.token_sha256;
+	zkp_frame_reader_init(&c->reader,
+			      c->authed || s->cfg->preauth_max_frame_bytes > s->cfg->max_frame_bytes ?
+				      s->cfg->max_frame_bytes :
+				      s->cfg->preauth_max_frame_bytes);
 	/* Link first: conn_close unlinks. */
 	c->next = s->conns;
 	if (s->conns)

@@ -72,6 +72,11 @@ void zkp_session_free(zkp_session *s)
 	free(s);
 }
 
+bool zkp_session_authenticated(const zkp_session *s)
+{
+	return !s->ctx->token_sha256 || s->authenticated;
+}
+
 bool zkp_session_busy(const zkp_session *s)
 {
 	return s->n_awaits || s->n_loads;

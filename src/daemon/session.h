@@ -74,6 +74,10 @@ int zkp_session_frame(zkp_session *s, const uint8_t *body, size_t len);
  * (oversized or zero length); code and message from the frame reader. */
 void zkp_session_frame_error(zkp_session *s, int code, const char *message);
 
+/* Whether the connection may send full-size frames: no token is required,
+ * or its Authenticate call succeeded. */
+bool zkp_session_authenticated(const zkp_session *s);
+
 /* An engine event (every session sees every event; each answers only its
  * own open calls). */
 void zkp_session_event(zkp_session *s, const zkp_engine_event *ev);

@@ -6,7 +6,9 @@
 # serving; with tls.client_ca, no client certificate or one from another CA
 # fails and the right one works; with server.token_file, a missing or wrong
 # token is refused with ERR_DENIED (exit 5) and the connection closed, the
-# right one works, on TCP and on the Unix socket; a tcp: address without TLS
+# right one works, on TCP and on the Unix socket; before Authenticate only
+# small frames are taken, and unauthenticated connections together hold at
+# most server.preauth_buffer_bytes; a tcp: address without TLS
 # and without server.tcp_plaintext fails --check-config; socket_mode,
 # socket_owner and socket_group reach the socket file.
 #
@@ -128,7 +130,8 @@ stop_zkpd
 # --- client certificates and a bearer token -----------------------------
 
 port=$(free_port)
-write_conf auth.conf "token_file = $work/token" "client_ca = $pki/ca.pem"
+write_conf auth.conf "token_file = $work/token\npreauth_max_frame_bytes = 8K\npreauth_buffer_bytes = 64K" \
+	"client_ca = $pki/ca.pem"
 mtls=("$zkpctl" --connect "tcp:127.0.0.1:$port" --tls-ca "$pki/ca.pem"
 	--tls-cert "$pki/client.pem" --tls-key "$pki/client.key")
 start_zkpd auth.conf zkpd-auth.log "${mtls[@]}" --token-file "$work/token"
@@ -183,6 +186,72 @@ EOF
 		grep -q ' True' out.txt
 fi
 expect 0 "the daemon keeps serving" "${mtls[@]}" --token-file token health
+
+# Before Authenticate only small frames are taken: a 1 MiB frame is refused
+# from its header (ERR_LIMIT naming server.preauth_max_frame_bytes), and
+# unauthenticated connections together hold at most preauth_buffer_bytes
+# (64K here): eight connections each holding 7,900 bytes of an unfinished
+# 8,000-byte frame fit, a ninth is refused; once they are gone the bytes
+# they held are free again. The prove above sent a witness frame larger
+# than 8K after authenticating.
+run python3 - "$sock" <<'PYEOF2'
+import socket, struct, sys
+
+def dial():
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(10)
+    s.connect(sys.argv[1])
+    return s
+
+def drain(s):
+    data = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+
+s = dial()
+s.sendall(struct.pack(">I", 1 << 20) + b"\0" * 4096)
+data = drain(s)
+print("big-frame", b"ERR_LIMIT" in data and b"preauth_max_frame_bytes" in data)
+
+held = []
+for i in range(8):
+    c = dial()
+    c.sendall(struct.pack(">I", 8000) + b"\0" * 7900)
+    held.append(c)
+ninth = dial()
+ninth.sendall(struct.pack(">I", 8000) + b"\0" * 7900)
+data = drain(ninth)
+print("ninth", b"ERR_LIMIT" in data and b"preauth_buffer_bytes" in data)
+held[0].settimeout(1)
+try:
+    kept = held[0].recv(1) == b""
+except socket.timeout:
+    kept = True
+print("eight-kept", kept)
+for c in held:
+    c.close()
+import time
+time.sleep(0.5)
+again = dial()
+again.settimeout(1)
+again.sendall(struct.pack(">I", 8000) + b"\0" * 7900)
+try:
+    again.recv(1)
+    freed = False  # an answer or EOF: it was refused
+except socket.timeout:
+    freed = True
+print("freed-again", freed)
+PYEOF2
+check "before Authenticate a 1 MiB frame is refused (ERR_LIMIT, preauth_max_frame_bytes)" \
+	"$(said)" grep -q 'big-frame True' out.txt
+check "a ninth unauthenticated connection passing preauth_buffer_bytes is refused" \
+	"$(said)" grep -q 'ninth True' out.txt
+check "the eight within it stay open" "$(said)" grep -q 'eight-kept True' out.txt
+check "closed connections give their bytes back" "$(said)" grep -q 'freed-again True' out.txt
+expect 0 "the daemon keeps serving after them" "${mtls[@]}" --token-file token health
 stop_zkpd
 
 echo "# $pass passed, $failed failed"

@@ -107,6 +107,8 @@ static void test_defaults(void **state)
 	assert_string_equal(def + 5, cfg.listen[0].path);
 	assert_int_equal(cfg.socket_mode, 0660);
 	assert_int_equal(cfg.max_frame_bytes, 1ull << 30);
+	assert_int_equal(cfg.preauth_max_frame_bytes, 16ull << 10);
+	assert_int_equal(cfg.preauth_buffer_bytes, 4ull << 20);
 	assert_int_equal(cfg.max_connections, 4096);
 	assert_int_equal(cfg.conn_buffer_bytes, 16ull << 20);
 	assert_int_equal(cfg.idle_timeout_ms, 300000);
