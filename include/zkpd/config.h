@@ -62,9 +62,18 @@ int zkp_address_parse(zkp_address *ret, const char *text, zkp_error *err);
  * ZKP_ERR_CONFIG naming what was wrong (no port, a bad port, an empty or
  * too long host, an unbracketed IPv6 address). */
 int zkp_address_parse_host_port(zkp_address *ret, const char *text, zkp_error *err);
-/* The default socket: "$XDG_RUNTIME_DIR/zkpd.sock" when that variable names
- * a directory, else "/tmp/zkpd-UID/zkpd.sock". Writes "unix:..." into buf. */
+/* The default socket's directory: $XDG_RUNTIME_DIR when that is a private
+ * directory of ours (zkp_address_check_private_dir), else
+ * ${TMPDIR:-/tmp}/zkpd-UID, which may not exist yet. */
+void zkp_address_default_dir(char *buf, size_t size);
+/* The default socket: "unix:" zkp_address_default_dir() "/zkpd.sock". */
 void zkp_address_default(char *buf, size_t size);
+/* Whether dir may hold a socket that clients trust: a directory (not a
+ * symbolic link; lstat) owned by our uid with mode exactly 0700, so no
+ * other user can create, replace or read anything in it. Returns 0, or
+ * ZKP_ERR_IO naming the directory and what is wrong with it (err may be
+ * NULL). */
+int zkp_address_check_private_dir(const char *dir, zkp_error *err);
 
 typedef struct {
 	char name[ZKP_CONFIG_NAME_MAX];

@@ -1,3 +1,5 @@
+#include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -101,16 +103,59 @@ bad_port:
 			     colon + 1, text);
 }
 
-void zkp_address_default(char *buf, size_t size)
+int zkp_address_check_private_dir(const char *dir, zkp_error *err)
+{
+	struct stat st;
+	if (lstat(dir, &st))
+		return zkp_error_set(err, ZKP_ERR_IO, "%s: %s", dir, strerror(errno));
+	if (S_ISLNK(st.st_mode))
+		return zkp_error_set(err, ZKP_ERR_IO,
+				     "%s is a symbolic link (expected a directory of uid %u, "
+				     "mode 0700)", dir, (unsigned)getuid());
+	if (!S_ISDIR(st.st_mode))
+		return zkp_error_set(err, ZKP_ERR_IO,
+				     "%s is not a directory (expected a directory of uid %u, "
+				     "mode 0700)", dir, (unsigned)getuid());
+	if (st.st_uid != getuid())
+		return zkp_error_set(err, ZKP_ERR_IO,
+				     "%s is owned by uid %u, not by uid %u (expected our own "
+				     "directory, mode 0700)", dir, (unsigned)st.st_uid,
+				     (unsigned)getuid());
+	if ((st.st_mode & 07777) != 0700)
+		return zkp_error_set(err, ZKP_ERR_IO,
+				     "%s has mode %04o (expected 0700: no one else may create or "
+				     "replace the socket there)", dir, (unsigned)(st.st_mode & 07777));
+	return 0;
+}
+
+/* Whether a directory holds no more than path_max - 1 bytes of
+ * "DIR/zkpd.sock": sun_path holds 108 bytes, and an address that cannot be
+ * bound is no default. */
+static bool fits(const char *dir, const char *tail)
+{
+	return strlen(dir) + strlen(tail) < sizeof(((zkp_address *)0)->path);
+}
+
+void zkp_address_default_dir(char *buf, size_t size)
 {
 	const char *dir = getenv("XDG_RUNTIME_DIR");
-	struct stat st;
-	/* sun_path holds 108 bytes; a runtime directory too long for it falls
-	 * back to /tmp rather than yielding an address that cannot be bound. */
-	if (dir && dir[0] == '/' && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    strlen(dir) + sizeof("/zkpd.sock") <= sizeof(((zkp_address *)0)->path)) {
-		snprintf(buf, size, "unix:%s/zkpd.sock", dir);
+	if (dir && dir[0] == '/' && fits(dir, "/zkpd.sock") &&
+	    zkp_address_check_private_dir(dir, NULL) == 0) {
+		snprintf(buf, size, "%s", dir);
 		return;
 	}
-	snprintf(buf, size, "unix:/tmp/zkpd-%u/zkpd.sock", (unsigned)getuid());
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || tmp[0] != '/' || !fits(tmp, "/zkpd-4294967295/zkpd.sock"))
+		tmp = "/tmp";
+	size_t n = strlen(tmp);
+	while (n > 1 && tmp[n - 1] == '/')
+		n--;
+	snprintf(buf, size, "%.*s/zkpd-%u", (int)n, tmp, (unsigned)getuid());
+}
+
+void zkp_address_default(char *buf, size_t size)
+{
+	char dir[sizeof(((zkp_address *)0)->path)];
+	zkp_address_default_dir(dir, sizeof(dir));
+	snprintf(buf, size, "unix:%s/zkpd.sock", dir);
 }

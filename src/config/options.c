@@ -29,7 +29,7 @@ static const char *const key_formats[] = { "zkey", "bellman", NULL };
 /* Order is the order of the printed default file and of docs/config.md. */
 const zkp_option zkp_options[] = {
 	{ "server", "listen", ZKP_OPT_ADDRESSES, CFG(listen), CFG(n_listen), NULL,
-	  "unix:$XDG_RUNTIME_DIR/zkpd.sock, else unix:/tmp/zkpd-UID/zkpd.sock", 0, 0, NULL,
+	  "unix:$XDG_RUNTIME_DIR/zkpd.sock, else unix:${TMPDIR:-/tmp}/zkpd-UID/zkpd.sock", 0, 0, NULL,
 	  "Addresses to listen on, comma-separated: unix:PATH or tcp:HOST:PORT ([IPv6]:PORT)" },
 	{ "server", "socket_mode", ZKP_OPT_MODE, CFG(socket_mode), 0, "0660", NULL, 0, 0777, NULL,
 	  "Permissions of the Unix sockets" },

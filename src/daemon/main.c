@@ -34,7 +34,7 @@ static void usage(FILE *f)
 		"proto/zkpd/v1/zkpd.proto (clients: zkpctl). Without --config it serves the\n"
 		"bundled demo circuit (INSECURE development key) on the default devices (every\n"
 		"CUDA GPU found, else the CPU backend) and the default socket\n"
-		"(unix:$XDG_RUNTIME_DIR/zkpd.sock or unix:/tmp/zkpd-UID/zkpd.sock).\n"
+		"(unix:$XDG_RUNTIME_DIR/zkpd.sock or unix:${TMPDIR:-/tmp}/zkpd-UID/zkpd.sock).\n"
 		"  --config FILE           INI configuration (docs/config.md)\n"
 		"  --check-config FILE     validate FILE, the files it names and its GPU list,\n"
 		"                          then exit (0 valid, 2 not)\n"

@@ -629,6 +629,15 @@ static int prepare_unix_path(const char *path, zkp_error *err)
 		if (mkdir(dir, 0700) && errno != EEXIST)
 			return zkp_error_set(err, ZKP_ERR_IO, "cannot create directory %s: %s",
 					     dir, strerror(errno));
+		/* The default directory may be in a shared /tmp, where another
+		 * user could have made it first to take over the socket. */
+		char def[sizeof(dir)];
+		zkp_address_default_dir(def, sizeof(def));
+		zkp_error why = { 0 };
+		if (!strcmp(dir, def) && zkp_address_check_private_dir(dir, &why))
+			return zkp_error_set(err, ZKP_ERR_IO,
+					     "the default socket's directory is unsafe: %s; remove "
+					     "it or set server.listen", why.msg);
 	}
 	if (lstat(path, &st))
 		return 0;

@@ -1530,6 +1530,20 @@ int main(int argc, char **argv)
 		if (env && *env) {
 			x.address = env;
 		} else {
+			/* The default socket is trusted only in a private directory:
+			 * in a shared /tmp another user could have made it, and would
+			 * then receive our witnesses. A missing one is left to the
+			 * connect to report. */
+			char dir[128];
+			zkp_error err = { 0 };
+			zkp_address_default_dir(dir, sizeof(dir));
+			if (access(dir, F_OK) == 0 || errno != ENOENT) {
+				if (zkp_address_check_private_dir(dir, &err)) {
+					fprintf(stderr, "zkpctl: not using the default socket: %s; "
+						"give --connect or ZKPD_ADDRESS\n", err.msg);
+					return ZKP_EXIT_CONNECT;
+				}
+			}
 			zkp_address_default(def, sizeof(def));
 			x.address = def;
 		}

@@ -2,7 +2,8 @@
 # zkpd and zkpctl end to end from the shell: zkpd's options and configuration
 # checks, then zkpctl against a real zkpd serving the demo circuit (health,
 # status, metrics, prove/submit/await/cancel/load/unload, idempotent
-# submission, refusals and their exit codes, concurrent provers), and a clean
+# submission, refusals and their exit codes, concurrent provers), the default
+# socket's directory (refused unless ours, mode 0700, not a link), and a clean
 # SIGTERM shutdown. Proofs are checked with `zkp verify`.
 # Usage: cli.sh BUILD_DIR WORK_DIR
 set -euo pipefail
@@ -163,6 +164,46 @@ done
 
 run "${ctl[@]}" metrics
 check "metrics count the finished jobs" "$(said)" grep -Eq '^zkpd_jobs_total\{state="done"\} [1-9]' out.txt
+
+# --- the default socket's directory ----------------------------------------
+
+# Without XDG_RUNTIME_DIR the default socket lies in ${TMPDIR:-/tmp}/zkpd-UID.
+# A directory there that is not ours and private (another user may have made
+# it first, to receive our witnesses) makes zkpd refuse to start and zkpctl
+# refuse to use it; one zkpd makes itself is mode 0700.
+tdir=$(mktemp -d /tmp/zkpd-tmpdir.XXXXXX)
+ddir=$tdir/zkpd-$(id -u)
+dflt=(env -u XDG_RUNTIME_DIR -u ZKPD_ADDRESS TMPDIR="$tdir")
+mkdir -m 0777 "$ddir"
+chmod 0777 "$ddir"
+expect 1 "zkpd refuses a default socket directory of mode 0777" \
+	"${dflt[@]}" timeout 60 "$zkpd" --demo-dir "$demo"
+check "it names the directory and its mode" "$(said)" has "$ddir has mode 0777" err.txt
+expect 3 "zkpctl refuses it too (exit 3)" "${dflt[@]}" "$zkpctl" health
+check "zkpctl says why and what to give" "$(said)" \
+	has "not using the default socket: $ddir has mode 0777.*--connect" err.txt
+rmdir "$ddir"
+mkdir -m 0700 "$tdir/elsewhere"
+ln -s "$tdir/elsewhere" "$ddir"
+expect 1 "zkpd refuses a symbolic link as the default socket directory" \
+	"${dflt[@]}" timeout 60 "$zkpd" --demo-dir "$demo"
+check "it says it is a symbolic link" "$(said)" has "$ddir is a symbolic link" err.txt
+expect 3 "zkpctl refuses the link too" "${dflt[@]}" "$zkpctl" health
+rm "$ddir"
+"${dflt[@]}" "$zkpd" --demo-dir "$demo" >zkpd-default.log 2>&1 &
+dpid=$!
+pids+=("$dpid")
+if wait_healthy "$dpid" 300 "${dflt[@]}" "$zkpctl"; then
+	ok "zkpd serves on the default socket in a directory it made"
+	check "that directory is mode 0700" "stat: $(stat -c %a "$ddir")" \
+		test "$(stat -c %a "$ddir")" = 700
+else
+	bad "zkpd serves on the default socket in a directory it made" \
+		"log: $(tail -3 zkpd-default.log | tr '\n' ' ')"
+fi
+kill -TERM "$dpid" 2>/dev/null || true
+wait "$dpid" 2>/dev/null || true
+rm -rf "$tdir"
 
 # --- SIGTERM ---------------------------------------------------------------
 

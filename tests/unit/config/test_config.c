@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -349,7 +350,8 @@ static void test_structure_errors(void **state)
 	(void)state;
 	expect_err("[server]\nlisten_on = unix:/x\n",
 		   "t.ini:2: server.listen_on: unknown key (expected one of listen, "
-		   "socket_mode, max_frame_bytes, max_connections, conn_buffer_bytes, "
+		   "socket_mode, max_frame_bytes, preauth_max_frame_bytes, "
+		   "preauth_buffer_bytes, max_connections, conn_buffer_bytes, "
 		   "idle_timeout, shutdown_grace, witness_dir, max_queued, job_history, "
 		   "journal_dir, tcp_plaintext, token_file, socket_owner, socket_group)");
 	expect_err("[log]\n[bogus]\nlevel = info\n",
@@ -608,10 +610,43 @@ static void test_addresses(void **state)
 	zkp_address_default(def, sizeof(def));
 	snprintf(text, sizeof(text), "unix:/tmp/zkpd-%u/zkpd.sock", (unsigned)getuid());
 	assert_string_equal(def, text);
+	/* a runtime directory others may write to is passed over */
 	setenv("XDG_RUNTIME_DIR", "/tmp", 1);
 	zkp_address_default(def, sizeof(def));
-	assert_string_equal(def, "unix:/tmp/zkpd.sock");
+	assert_string_equal(def, text);
+	char priv[] = "/tmp/zkpd-xdg-XXXXXX";
+	assert_non_null(mkdtemp(priv)); /* mode 0700, ours */
+	setenv("XDG_RUNTIME_DIR", priv, 1);
+	zkp_address_default(def, sizeof(def));
+	snprintf(text, sizeof(text), "unix:%s/zkpd.sock", priv);
+	assert_string_equal(def, text);
 	unsetenv("XDG_RUNTIME_DIR");
+	/* TMPDIR moves the fallback */
+	setenv("TMPDIR", priv, 1);
+	zkp_address_default(def, sizeof(def));
+	snprintf(text, sizeof(text), "unix:%s/zkpd-%u/zkpd.sock", priv, (unsigned)getuid());
+	assert_string_equal(def, text);
+	unsetenv("TMPDIR");
+
+	/* the private directory check, each refusal named */
+	zkp_error pe = { 0 };
+	assert_int_equal(zkp_address_check_private_dir(priv, &pe), 0);
+	assert_int_equal(chmod(priv, 0755), 0);
+	assert_int_equal(zkp_address_check_private_dir(priv, &pe), ZKP_ERR_IO);
+	assert_non_null(strstr(pe.msg, "has mode 0755 (expected 0700"));
+	assert_int_equal(chmod(priv, 0700), 0);
+	char link[sizeof(priv) + 8];
+	snprintf(link, sizeof(link), "%s-link", priv);
+	assert_int_equal(symlink(priv, link), 0);
+	assert_int_equal(zkp_address_check_private_dir(link, &pe), ZKP_ERR_IO);
+	assert_non_null(strstr(pe.msg, "is a symbolic link"));
+	unlink(link);
+	assert_int_equal(zkp_address_check_private_dir("/tmp", &pe), ZKP_ERR_IO);
+	if (getuid() != 0)
+		assert_non_null(strstr(pe.msg, "is owned by uid 0"));
+	else
+		assert_non_null(strstr(pe.msg, "has mode 1777"));
+	rmdir(priv);
 }
 
 static void test_tls_and_auth(void **state)
