@@ -169,10 +169,16 @@ typedef struct {
 	void *mem;
 	size_t mem_bytes;
 	bool mem_mapped;
+	int mem_guard; /* zkp_mapguard handle of a mapped block */
 } zkp_groth16_pk;
 
 void zkp_groth16_pk_init(zkp_groth16_pk *pk);
 void zkp_groth16_pk_release(zkp_groth16_pk *pk);
+/* Whether the key's block is a mapping of its cache file and that file was
+ * cut short under it since it was loaded (mapguard.h): points read since
+ * may be zeros, so every proof made with the key since is void and it
+ * must be loaded again. */
+bool zkp_groth16_pk_damaged(const zkp_groth16_pk *pk);
 
 /* Writable views of a heap key's sections, for code that builds a key
  * (setup, tests). */

@@ -108,6 +108,10 @@ const uint64_t *zkp_pce_density_b_aux(const zkp_pce *pce);
 /* Bytes mapped, and bytes per non-zero of the three matrices together (the
  * 21 matrix sections over nnz(A) + nnz(B) + nnz(C); 0 when there are none). */
 size_t zkp_pce_mapped_bytes(const zkp_pce *pce);
+/* Whether the file was cut short under the mapping since it was loaded
+ * (mapguard.h): what was read past its new end is zeros, so every result
+ * computed from the circuit since is void; it must be loaded again. */
+bool zkp_pce_damaged(const zkp_pce *pce);
 double zkp_pce_bytes_per_nnz(const zkp_pce *pce);
 
 /* a = A.w, b = B.w, c = C.w (n_constraints entries each; any of a, b, c may

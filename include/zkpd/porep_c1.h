@@ -115,6 +115,9 @@ int zkp_porep_c1_parse(zkp_porep_c1 **ret, const uint8_t *buf, size_t len, zkp_e
  * plus the result (32 GiB C1: 62 MB for 38.7 MB plain, 75 MB for 51.6 MB
  * wrapped). */
 int zkp_porep_c1_load(zkp_porep_c1 **ret, const char *path, zkp_error *err);
+/* The same for a file already open on fd (left open); messages name name.
+ * A file cut short while being read: ZKP_ERR_TRUNCATED. */
+int zkp_porep_c1_load_fd(zkp_porep_c1 **ret, int fd, const char *name, zkp_error *err);
 void zkp_porep_c1_free(zkp_porep_c1 *c1);
 
 /* The witness inputs of partition k (k < partitions): pointers into c1,

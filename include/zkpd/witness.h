@@ -51,7 +51,12 @@
 int zkp_witness_decode(const uint8_t *buf, size_t len, zkp_fr **ret, uint64_t *count,
 		       zkp_error *err);
 
-/* Maps path read-only and decodes it; messages name path. */
+/* Reads path and decodes it; messages name path. */
 int zkp_witness_load(const char *path, zkp_fr **ret, uint64_t *count, zkp_error *err);
+/* The same for a file already open on fd (left open): read, not mapped, so
+ * a file cut short meanwhile is an error (ZKP_ERR_TRUNCATED), not SIGBUS.
+ * Messages name name. */
+int zkp_witness_load_fd(int fd, const char *name, zkp_fr **ret, uint64_t *count,
+			zkp_error *err);
 
 #endif

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "engine_int.h"
+#include "witness_path.h"
 #ifdef ZKPD_HAVE_CUDA
 #include "zkpd/backend_cuda.h"
 #endif
@@ -201,6 +202,8 @@ static void job_free(struct job *j)
 	zkp_groth16_job_free(j->gj);
 	free(j->w);
 	free(j->data);
+	if (j->path)
+		close(j->fd);
 	free(j->path);
 	free(j->proof_json);
 	free(j->inputs);
@@ -464,6 +467,8 @@ void job_end(struct zkp_engine *e, struct job *j, enum zkp_job_state state, int 
 		snprintf(j->error_message, sizeof(j->error_message), "%s", msg);
 	free(j->data);
 	j->data = NULL;
+	if (j->path)
+		close(j->fd);
 	free(j->path);
 	j->path = NULL;
 	switch (state) {
@@ -570,56 +575,21 @@ struct job *job_enqueue(struct zkp_engine *e, struct circuit *c, enum zkp_priori
 	return j;
 }
 
-/* Resolves path and checks it lies under dir (both with symlinks
- * followed). *ret is malloc'd. */
-static int resolve_witness_path(char **ret, uint64_t *size, const char *dir, const char *path,
-				zkp_error *err)
+/* Opens a witness or C1 path beneath server.witness_dir (witness_path.h).
+ * A client learns only that there is no such file there: whether it
+ * exists elsewhere, or is a link leading out, goes to the log. */
+static int open_witness_path(struct zkp_engine *e, const char *path, int *fd, uint64_t *size,
+			     zkp_error *err)
 {
-	char *real = NULL, *real_dir = NULL;
-	int rc = 0;
-	*ret = NULL;
-	if (!dir || !*dir) {
-		rc = zkp_error_set(err, ZKP_ERR_DENIED,
-				   "witness paths are refused: server.witness_dir is not set");
-		goto out;
-	}
-	real_dir = realpath(dir, NULL);
-	if (!real_dir) {
-		rc = zkp_error_set(err, ZKP_ERR_DENIED, "server.witness_dir %s: %s", dir,
-				   strerror(errno));
-		goto out;
-	}
-	real = realpath(path, NULL);
-	if (!real) {
-		rc = zkp_error_set(err, errno == ENOENT ? ZKP_ERR_NOT_FOUND : ZKP_ERR_DENIED,
-				   "witness %s: %s", path, strerror(errno));
-		goto out;
-	}
-	size_t n = strlen(real_dir);
-	/* "/" as witness_dir allows everything; otherwise the resolved path
-	 * must be real_dir followed by a separator. */
-	if (!(n == 1 && real_dir[0] == '/') &&
-	    (strncmp(real, real_dir, n) != 0 || real[n] != '/')) {
-		rc = zkp_error_set(err, ZKP_ERR_DENIED, "witness %s is outside server.witness_dir %s",
-				   path, dir);
-		goto out;
-	}
-	struct stat st;
-	if (stat(real, &st) != 0) {
-		rc = zkp_error_set(err, ZKP_ERR_NOT_FOUND, "witness %s: %s", path, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		rc = zkp_error_set(err, ZKP_ERR_DENIED, "witness %s is not a regular file", path);
-		goto out;
-	}
-	*size = (uint64_t)st.st_size;
-	*ret = real;
-	real = NULL;
-out:
-	free(real);
-	free(real_dir);
-	return rc;
+	char why[256];
+	if (e->wdir.fd < 0)
+		return zkp_error_set(err, ZKP_ERR_DENIED,
+				     "witness paths are refused: server.witness_dir is not set");
+	if (zkp_witness_path_open(&e->wdir, path, fd, size, why, sizeof(why)) == 0)
+		return 0;
+	zkp_log(ZKP_LOG_INFO, "witness path %s refused: %s", path, why);
+	return zkp_error_set(err, ZKP_ERR_NOT_FOUND,
+			     "%s: no such readable file under server.witness_dir", path);
 }
 
 int zkp_engine_submit(zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id, bool *attached,
@@ -627,6 +597,7 @@ int zkp_engine_submit(zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id, bool 
 {
 	uint8_t *data = spec->data;
 	char *path = NULL;
+	int path_fd = -1;
 	uint64_t path_bytes = 0;
 	struct job *j = NULL;
 	int rc = 0;
@@ -680,10 +651,15 @@ int zkp_engine_submit(zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id, bool 
 	bool c1 = spec->witness_kind == ZKP_WITNESS_C1 ||
 		  spec->witness_kind == ZKP_WITNESS_C1_PATH;
 	if (spec->witness_kind == ZKP_WITNESS_PATH || spec->witness_kind == ZKP_WITNESS_C1_PATH) {
-		/* realpath and stat need no engine state: done before locking. */
-		rc = resolve_witness_path(&path, &path_bytes, e->cfg.witness_dir, spec->path, err);
+		/* Opening needs no engine state: done before locking. */
+		rc = open_witness_path(e, spec->path, &path_fd, &path_bytes, err);
 		if (rc)
 			goto out;
+		path = strdup(spec->path);
+		if (!path) {
+			rc = zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory queueing a job");
+			goto out;
+		}
 	}
 
 	pthread_mutex_lock(&e->lock);
@@ -734,8 +710,10 @@ int zkp_engine_submit(zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id, bool 
 	j->data = data;
 	j->len = data ? spec->len : (size_t)path_bytes;
 	j->path = path;
+	j->fd = path_fd;
 	data = NULL;
 	path = NULL;
+	path_fd = -1;
 	job_queue(e, j, c, spec->priority);
 	*job_id = j->id;
 	j = NULL;
@@ -745,6 +723,8 @@ out:
 	free(j);
 	free(data);
 	free(path);
+	if (path_fd >= 0)
+		close(path_fd);
 	return rc;
 }
 
@@ -1281,11 +1261,15 @@ int zkp_engine_new(zkp_engine **ret, const zkp_config *cfg, zkp_engine_notify_fn
 	e->t0 = eng_now();
 	e->next_id = 1;
 	e->accepting = true;
+	e->wdir.fd = -1;
 	rc = config_copy(&e->cfg, cfg);
 	if (rc) {
 		zkp_error_set(err, rc, "out of memory copying the configuration");
 		goto out;
 	}
+	if (e->cfg.witness_dir && *e->cfg.witness_dir &&
+	    (rc = zkp_witness_dir_open(&e->wdir, e->cfg.witness_dir, err)))
+		goto out;
 	e->tab_size = 64;
 	e->id_tab = calloc(e->tab_size, sizeof(*e->id_tab));
 	e->rid_tab = calloc(e->tab_size, sizeof(*e->rid_tab));
@@ -1408,6 +1392,7 @@ void zkp_engine_free(zkp_engine *e)
 	free(e->id_tab);
 	free(e->rid_tab);
 	free(e->events);
+	zkp_witness_dir_close(&e->wdir);
 	config_copy_release(&e->cfg);
 	pthread_cond_destroy(&e->work_cond);
 	pthread_cond_destroy(&e->load_cond);

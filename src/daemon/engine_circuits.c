@@ -93,6 +93,22 @@ void circuits_release(struct zkp_engine *e)
 	e->n_circuits = 0;
 }
 
+int circuit_check_files(const struct circuit *c, zkp_error *err)
+{
+	const char *what = NULL, *path = NULL;
+	if (c->pce && zkp_pce_damaged(c->pce))
+		what = "circuit file", path = c->cfg.pce;
+	else if (zkp_groth16_pk_damaged(&c->pk))
+		what = "key cache of", path = c->cfg.key;
+	if (!what)
+		return 0;
+	return zkp_error_set(err, ZKP_ERR_TRUNCATED,
+			     "circuit %s: its %s %s was cut short on disk while loaded; nothing "
+			     "proved with it since is valid: replace the file (write a new one "
+			     "and rename it over) and unload and load the circuit",
+			     c->cfg.name, what, path);
+}
+
 struct circuit *circuit_find(struct zkp_engine *e, const char *name)
 {
 	for (size_t i = 0; i < e->n_circuits; i++)

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "witness_path.h"
 #include "engine.h"
 #include "zkpd/backend.h"
 #include "zkpd/groth16_job.h"
@@ -91,6 +92,7 @@ struct job {
 	uint8_t *data;
 	size_t len;
 	char *path;
+	int fd; /* the file at path, opened at submit; meaningful while path is set */
 	/* PoRep (engine_porep.c): a sector job (porep_sector, pj set once
 	 * split) or one of its partition jobs (pj set, partition k). The job
 	 * holds a reference on pj until it ends. */
@@ -165,6 +167,7 @@ struct zkp_engine {
 	double t0;
 
 	zkp_config cfg; /* private copy */
+	zkp_witness_dir wdir; /* server.witness_dir, opened once; fd -1: unset */
 	zkp_pool *pool;
 	unsigned threads;
 
@@ -277,6 +280,11 @@ uint32_t job_percent(const struct job *j, double now);
 int circuits_init(struct zkp_engine *e);
 void circuits_release(struct zkp_engine *e);
 struct circuit *circuit_find(struct zkp_engine *e, const char *name);
+/* ZKP_ERR_TRUNCATED, naming the file, when the loaded circuit's .pce or
+ * mapped key cache was cut short under its mapping (mapguard.h): results
+ * computed from it are void until it is unloaded and loaded again; else 0.
+ * Any thread (reads a flag). */
+int circuit_check_files(const struct circuit *c, zkp_error *err);
 /* c's resident key slot on d, its slot array made on first use (engine
  * lock held; NULL: out of memory). The slot itself is read and written
  * under d's lock. */

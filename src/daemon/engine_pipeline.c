@@ -128,6 +128,13 @@ static void end_held(struct zkp_engine *e, uint64_t *slot, struct job *j, int rc
 		     const zkp_error *err)
 {
 	uint64_t id = j->id;
+	/* A circuit file cut short under its mapping explains whatever went
+	 * wrong after it (zeros read as densities, points or columns). */
+	zkp_error ferr = { 0 };
+	if (rc && rc != ZKP_ERR_CANCELLED && j->circ && circuit_check_files(j->circ, &ferr)) {
+		rc = ferr.code;
+		err = &ferr;
+	}
 	drop_work(j);
 	pthread_mutex_lock(&e->lock);
 	if (rc == ZKP_ERR_CANCELLED || (j->cancel && rc == 0)) {
@@ -198,7 +205,7 @@ static int run_witness(struct zkp_engine *e, struct job *j, zkp_error *err)
 	if (j->pj)
 		return porep_witness(e, j, err);
 	if (j->path)
-		rc = zkp_witness_load(j->path, &j->w, &count, err);
+		rc = zkp_witness_load_fd(j->fd, j->path, &j->w, &count, err);
 	else
 		rc = zkp_witness_decode(j->data, j->len, &j->w, &count, err);
 	/* The bytes are decoded: drop them now rather than at the job's end. */
@@ -247,7 +254,9 @@ static void *cpu_main(void *arg)
 			pl->cpu_stage = ZKP_STAGE_QUEUED;
 			continue;
 		}
-		int rc = run_witness(e, j, &err);
+		int rc = circuit_check_files(c, &err);
+		if (!rc)
+			rc = run_witness(e, j, &err);
 		if (rc) {
 			end_held(e, &pl->cpu_job, j, rc, &err);
 			pthread_mutex_lock(&e->lock);
@@ -461,6 +470,10 @@ static void *fin_main(void *arg)
 		zkp_groth16_proof proof;
 		zkp_groth16_prove_times t;
 		int rc = zkp_groth16_job_finish(j->gj, &proof, j->circ->pvk, &err);
+		/* Zeros read from a file cut short under its mapping void even a
+		 * proof that verifies (end_held names the file). */
+		if (!rc)
+			rc = circuit_check_files(j->circ, &err);
 		if (rc) {
 			end_held(e, &pl->finalize_job, j, rc, &err);
 			pthread_mutex_lock(&e->lock);

@@ -71,7 +71,7 @@ static int prepare(struct porep_job **ret, const struct job *j, zkp_error *err)
 		return zkp_error_set(err, ZKP_ERR_NOMEM, "no memory for a PoRep job");
 	pj->refs = 1;
 	pj->sector_id = j->id;
-	rc = j->path ? zkp_porep_c1_load(&pj->c1, j->path, err) :
+	rc = j->path ? zkp_porep_c1_load_fd(&pj->c1, j->fd, j->path, err) :
 		       zkp_porep_c1_parse(&pj->c1, j->data, j->len, err);
 	if (rc)
 		goto out;

@@ -29,6 +29,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "c1_int.h"
+#include "zkpd/file.h"
 #include "zkpd/porep_c1.h"
 #include "zkpd/poseidon.h"
 
@@ -1241,42 +1242,29 @@ out:
 	return 0;
 }
 
+int zkp_porep_c1_load_fd(zkp_porep_c1 **ret, int fd, const char *name, zkp_error *err)
+{
+	*ret = NULL;
+	uint8_t *buf;
+	size_t len;
+	int rc = zkp_file_read_fd(fd, name, &buf, &len, err);
+	if (rc)
+		return rc;
+	zkp_error e = { 0 };
+	rc = zkp_porep_c1_parse(ret, buf, len, &e);
+	if (rc)
+		zkp_error_set(err, rc, "%s: %s", name, zkp_error_text(&e, rc));
+	free(buf);
+	return rc;
+}
+
 int zkp_porep_c1_load(zkp_porep_c1 **ret, const char *path, zkp_error *err)
 {
 	*ret = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return zkp_error_set(err, ZKP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-	struct stat st;
-	uint8_t *buf = NULL;
-	int rc = 0;
-	if (fstat(fd, &st)) {
-		rc = zkp_error_set(err, ZKP_ERR_IO, "%s: cannot stat: %s", path, strerror(errno));
-		goto out;
-	}
-	size_t len = (size_t)st.st_size, done = 0;
-	buf = malloc(len ? len : 1);
-	if (!buf) {
-		rc = zkp_error_set(err, ZKP_ERR_NOMEM, "%s: no memory for %zu bytes", path, len);
-		goto out;
-	}
-	while (done < len) {
-		ssize_t n = read(fd, buf + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			rc = zkp_error_set(err, ZKP_ERR_IO, "%s: read failed at byte %zu: %s", path,
-					   done, n ? strerror(errno) : "file shrank");
-			goto out;
-		}
-		done += (size_t)n;
-	}
-	zkp_error e = { 0 };
-	rc = zkp_porep_c1_parse(ret, buf, len, &e);
-	if (rc)
-		zkp_error_set(err, rc, "%s: %s", path, zkp_error_text(&e, rc));
-out:
-	free(buf);
+	int rc = zkp_porep_c1_load_fd(ret, fd, path, err);
 	close(fd);
 	return rc;
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "groth16_int.h"
+#include "zkpd/mapguard.h"
 
 #define CACHE_MAGIC "ZKPDKEYC"
 #define CACHE_VERSION 1
@@ -101,6 +102,7 @@ bool g16_cache_try_load(zkp_groth16_pk *pk, const char *cache_path, const struct
 {
 	struct cache_header h;
 	void *map = MAP_FAILED;
+	int guard = 0;
 	size_t map_bytes = 0;
 	*existed = false;
 	int fd = open(cache_path, O_RDONLY | O_CLOEXEC);
@@ -157,8 +159,12 @@ bool g16_cache_try_load(zkp_groth16_pk *pk, const char *cache_path, const struct
 	map = mmap(NULL, map_bytes, PROT_READ, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		MISS("%s: cannot map: %s", cache_path, strerror(errno));
+	/* The mapping is the key for as long as it is loaded: guarded, so a
+	 * cache file cut short under it fails jobs (zkp_groth16_pk_damaged)
+	 * instead of killing the process. */
+	guard = zkp_mapguard_add(map, map_bytes);
 	if (g16_tree_digest(d, (const uint8_t *)map + CACHE_HEADER_BYTES, body, pool) ||
-	    memcmp(d, h.f.body_digest, 32) != 0)
+	    memcmp(d, h.f.body_digest, 32) != 0 || zkp_mapguard_damaged(guard))
 		MISS("%s: body digest mismatch (corrupt cache)", cache_path);
 	close(fd);
 
@@ -169,6 +175,7 @@ bool g16_cache_try_load(zkp_groth16_pk *pk, const char *cache_path, const struct
 	pk->mem = map;
 	pk->mem_bytes = map_bytes;
 	pk->mem_mapped = true;
+	pk->mem_guard = guard;
 	g16_pk_bind(pk, (uint8_t *)map + CACHE_HEADER_BYTES);
 	pk->vk.alpha_g1 = h.f.alpha_g1;
 	pk->vk.beta_g1 = h.f.beta_g1;
@@ -192,6 +199,7 @@ bool g16_cache_try_load(zkp_groth16_pk *pk, const char *cache_path, const struct
 	pk->cache = ZKP_GROTH16_CACHE_HIT;
 	return true;
 miss:
+	zkp_mapguard_remove(guard);
 	if (map != MAP_FAILED)
 		munmap(map, map_bytes);
 	close(fd);
@@ -281,6 +289,8 @@ int zkp_groth16_pk_write_cache(zkp_groth16_pk *pk, const char *key_path, const c
 		zkp_error_set(err, rc, "%s: cannot hash the file", key_path);
 		goto out;
 	}
+	if ((rc = g16_file_check(&f, err)))
+		goto out;
 	pk->source_bytes = f.size;
 	if (pk->format == ZKP_GROTH16_FMT_NONE)
 		pk->format = ZKP_GROTH16_FMT_PARAMS; /* what was written */

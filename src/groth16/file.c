@@ -13,6 +13,7 @@
 #include <openssl/evp.h>
 
 #include "groth16_int.h"
+#include "zkpd/mapguard.h"
 
 int g16_file_open(struct g16_file *f, const char *path, zkp_error *err)
 {
@@ -44,12 +45,23 @@ int g16_file_open(struct g16_file *f, const char *path, zkp_error *err)
 		}
 		madvise(p, f->size, MADV_SEQUENTIAL);
 		f->data = p;
+		f->guard = zkp_mapguard_add(p, f->size);
 	}
 	return 0;
 }
 
+int g16_file_check(const struct g16_file *f, zkp_error *err)
+{
+	if (!zkp_mapguard_damaged(f->guard))
+		return 0;
+	return zkp_error_set(err, ZKP_ERR_TRUNCATED,
+			     "%s: the file was cut short while it was being read", f->path);
+}
+
 void g16_file_close(struct g16_file *f)
 {
+	zkp_mapguard_remove(f->guard);
+	f->guard = 0;
 	if (f->data)
 		munmap((void *)f->data, f->size);
 	if (f->fd >= 0)

@@ -27,11 +27,16 @@ struct g16_file {
 	const uint8_t *data;
 	size_t size;
 	struct stat st;
+	int guard; /* zkp_mapguard handle of data */
 };
 
 /* Errors: ZKP_ERR_IO with the path and the system error. */
 int g16_file_open(struct g16_file *f, const char *path, zkp_error *err);
 void g16_file_close(struct g16_file *f);
+/* Whether the file was cut short while mapped (mapguard.h): what was read
+ * of it since it was opened may be zeros. Returns ZKP_ERR_TRUNCATED naming
+ * the file then, else 0. */
+int g16_file_check(const struct g16_file *f, zkp_error *err);
 
 /* Atomic file writer: data goes to a temporary file next to path, and
  * commit fsyncs it, renames it over path and fsyncs the directory. abort

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #include "groth16_int.h"
+#include "zkpd/mapguard.h"
 
 static const char *const section_names[ZKP_GROTH16_NSECTIONS] = {
 	"ic", "h", "l", "a", "b_g1", "b_g2",
@@ -85,6 +86,7 @@ void zkp_groth16_pk_init(zkp_groth16_pk *pk)
 void zkp_groth16_pk_release(zkp_groth16_pk *pk)
 {
 	zkp_groth16_vk_release(&pk->vk);
+	zkp_mapguard_remove(pk->mem_guard);
 	if (pk->mem) {
 		if (pk->mem_mapped)
 			munmap(pk->mem, pk->mem_bytes);
@@ -93,6 +95,11 @@ void zkp_groth16_pk_release(zkp_groth16_pk *pk)
 	}
 	free(pk->source_path);
 	zkp_groth16_pk_init(pk);
+}
+
+bool zkp_groth16_pk_damaged(const zkp_groth16_pk *pk)
+{
+	return zkp_mapguard_damaged(pk->mem_guard);
 }
 
 static size_t section_elem(enum zkp_groth16_section s)

@@ -75,6 +75,8 @@ int zkp_groth16_pk_load(zkp_groth16_pk *pk, const char *path,
 			zkp_error_set(err, rc, "%s: cannot hash the file", path);
 			goto out;
 		}
+		if ((rc = g16_file_check(&f, err)))
+			goto out;
 		if (cpath)
 			hit = g16_cache_try_load(pk, cpath, &f, digest, flags, opts->pool,
 						 &existed, note);
@@ -97,6 +99,8 @@ int zkp_groth16_pk_load(zkp_groth16_pk *pk, const char *path,
 		rc = g16_zkey_parse(pk, &f, flags, opts->pool, opts->expect, err);
 	else
 		rc = g16_params_parse(pk, &f, flags, opts->pool, opts->expect, err);
+	if (!rc)
+		rc = g16_file_check(&f, err);
 	if (rc)
 		goto out;
 	memcpy(pk->source_sha256, digest, 32);

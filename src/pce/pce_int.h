@@ -103,6 +103,7 @@ static inline uint32_t pce_section_id(unsigned idx)
 struct zkp_pce {
 	const uint8_t *map;
 	size_t map_bytes;
+	int guard; /* zkp_mapguard handle of the mapping (0: unguarded) */
 	size_t matrix_bytes; /* the 21 matrix sections together */
 	zkp_pce_dims dims;
 	zkp_pce_csr m[3];

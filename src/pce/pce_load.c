@@ -22,6 +22,7 @@
 #include <openssl/evp.h>
 
 #include "pce_int.h"
+#include "zkpd/mapguard.h"
 
 /* ---- shared with the writer ---- */
 
@@ -447,9 +448,12 @@ int zkp_pce_load(zkp_pce **ret, const char *path, unsigned flags, zkp_error *err
 	}
 	pce->map = L.map = map;
 	pce->map_bytes = L.size;
+	pce->guard = zkp_mapguard_add(map, L.size);
 
 	if ((rc = check_header(&L)) || (rc = check_table(&L)))
 		goto out;
+	/* Every check from here reads the mapping; a file cut short meanwhile
+	 * reads as zeros and is refused at the end (zkp_pce_damaged). */
 	if (!(flags & ZKP_PCE_SKIP_CHECKSUMS) && (rc = check_sums(&L)))
 		goto out;
 	if ((rc = pce_compute_digest(pce->digest, &L.h, L.len, (const uint8_t(*)[32])L.sha))) {
@@ -502,6 +506,11 @@ int zkp_pce_load(zkp_pce **ret, const char *path, unsigned flags, zkp_error *err
 		if (rc)
 			goto out;
 	}
+	if (zkp_pce_damaged(pce)) {
+		rc = zkp_error_set(err, ZKP_ERR_TRUNCATED,
+				   "%s: the file was cut short while it was being read", path);
+		goto out;
+	}
 	*ret = pce;
 	pce = NULL;
 	rc = 0;
@@ -518,9 +527,15 @@ void zkp_pce_free(zkp_pce *pce)
 		return;
 	for (int m = 0; m < 3; m++)
 		free(pce->values[m]);
+	zkp_mapguard_remove(pce->guard);
 	if (pce->map)
 		munmap((void *)pce->map, pce->map_bytes);
 	free(pce);
+}
+
+bool zkp_pce_damaged(const zkp_pce *pce)
+{
+	return zkp_mapguard_damaged(pce->guard);
 }
 
 const zkp_pce_dims *zkp_pce_get_dims(const zkp_pce *pce) { return &pce->dims; }

@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "zkpd/file.h"
 #include "zkpd/witness.h"
 #include "circom_int.h"
 
@@ -311,40 +311,29 @@ int zkp_witness_decode(const uint8_t *buf, size_t len, zkp_fr **ret, uint64_t *c
 	return decode_named(buf, len, "witness", ret, count, err);
 }
 
+int zkp_witness_load_fd(int fd, const char *name, zkp_fr **ret, uint64_t *count,
+			zkp_error *err)
+{
+	*ret = NULL;
+	*count = 0;
+	uint8_t *buf;
+	size_t len;
+	int rc = zkp_file_read_fd(fd, name, &buf, &len, err);
+	if (rc)
+		return rc;
+	rc = decode_named(buf, len, name, ret, count, err);
+	free(buf);
+	return rc;
+}
+
 int zkp_witness_load(const char *path, zkp_fr **ret, uint64_t *count, zkp_error *err)
 {
 	*ret = NULL;
 	*count = 0;
-	int rc;
-	void *map = MAP_FAILED;
-	size_t len = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return zkp_error_set(err, ZKP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-	struct stat st;
-	if (fstat(fd, &st) != 0) {
-		rc = zkp_error_set(err, ZKP_ERR_IO, "%s: cannot stat: %s", path, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		rc = zkp_error_set(err, ZKP_ERR_IO, "%s: not a regular file", path);
-		goto out;
-	}
-	len = (size_t)st.st_size;
-	if (len > 0) {
-		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (map == MAP_FAILED) {
-			rc = zkp_error_set(err, ZKP_ERR_IO, "%s: cannot map %zu bytes: %s", path,
-					   len, strerror(errno));
-			goto out;
-		}
-		madvise(map, len, MADV_SEQUENTIAL);
-	}
-	rc = decode_named(map == MAP_FAILED ? (const uint8_t *)"" : map, len, path, ret, count,
-			  err);
-out:
-	if (map != MAP_FAILED)
-		munmap(map, len);
+	int rc = zkp_witness_load_fd(fd, path, ret, count, err);
 	close(fd);
 	return rc;
 }

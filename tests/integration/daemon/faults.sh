@@ -18,7 +18,9 @@
 #     request_id after the restart without sending the witness again; a
 #     corrupt journal file is set aside (.bad) and the daemon starts; a
 #     journal that cannot be written (RLIMIT_FSIZE) refuses the Submit and
-#     leaves no file.
+#     leaves no file;
+#   - a .pce and a key cache cut short on disk while loaded: the jobs
+#     reading them fail naming the file, the daemon serves on.
 # Usage: faults.sh BUILD_DIR WORK_DIR
 set -euo pipefail
 
@@ -369,6 +371,56 @@ if [ "$good" -eq 8 ] && [ "$fallbacks" -ge 1 ] && [ "${counted:-0}" -eq "$fallba
 	ok "with gpus.fallback_cpu every job hit by a device fault is proved on the CPU (8 of 8 valid, $fallbacks fell back, status counts $counted)"
 else
 	bad "gpus.fallback_cpu" "$good of 8 valid, $fallbacks fallbacks logged, status says ${counted:-none}"
+fi
+stop_zkpd
+
+# ---- circuit files cut short while loaded ----
+# The .pce and the key cache stay mapped while loaded. Cut short on disk, a
+# read past their new end would raise SIGBUS; the job reading it fails
+# instead (ERR_TRUNCATED naming the file) and the daemon serves on. A file
+# replaced by rename and the circuit loaded again proves as before.
+cut=$work/cut
+mkdir -p "$cut"
+cp "$demo/demo.pce" "$demo/demo.INSECURE-DEV.params" "$cut/"
+cat >cut.conf <<EOF
+$(demo_circuit_ini "$cut")
+EOF
+start_daemon zkpd6.log --config cut.conf
+run "$zkpctl" --connect "$addr" prove demo "$demo/demo.wtns" --out cut0.bin --public-json cut0.json
+if [ "$rc" -eq 0 ] && valid_proof "$vk" cut0.bin cut0.json; then ok "a copy of the demo circuit proves"; else
+	bad "a copy of the demo circuit proves" "$(said)"; fi
+truncate -s 4096 "$cut/demo.pce"
+run "$zkpctl" --connect "$addr" prove demo "$demo/demo.wtns" --out cut1.bin
+if [ "$rc" -eq 1 ] && has 'ERR_TRUNCATED' err.txt && has 'demo.pce was cut short' err.txt; then
+	ok "a .pce cut short under the daemon fails the job (ERR_TRUNCATED), naming the file"
+else
+	bad "a .pce cut short fails the job" "$(said)"
+fi
+run "$zkpctl" --connect "$addr" health
+if [ "$rc" -eq 0 ] && kill -0 "$pid"; then ok "the daemon serves on (no SIGBUS)"; else
+	bad "the daemon serves on after a cut .pce" "$(said)"; fi
+cp "$demo/demo.pce" "$cut/.demo.pce.new" && mv "$cut/.demo.pce.new" "$cut/demo.pce"
+run "$zkpctl" --connect "$addr" unload demo
+run "$zkpctl" --connect "$addr" prove demo "$demo/demo.wtns" --out cut2.bin --public-json cut2.json
+if [ "$rc" -eq 0 ] && valid_proof "$vk" cut2.bin cut2.json; then
+	ok "replaced by rename and loaded again, the circuit proves"
+else
+	bad "replaced and loaded again, the circuit proves" "$(said)"
+fi
+zkpc=$cut/demo.INSECURE-DEV.params.zkpc
+if [ -s "$zkpc" ]; then
+	truncate -s 8192 "$zkpc"
+	run "$zkpctl" --connect "$addr" prove demo "$demo/demo.wtns" --out cut3.bin
+	if [ "$rc" -eq 1 ] && has 'key cache of .*demo.INSECURE-DEV.params was cut short' err.txt; then
+		ok "a key cache cut short under the daemon fails the job, naming the key"
+	else
+		bad "a key cache cut short fails the job" "$(said)"
+	fi
+	run "$zkpctl" --connect "$addr" health
+	if [ "$rc" -eq 0 ] && kill -0 "$pid"; then ok "the daemon serves on"; else
+		bad "the daemon serves on after a cut key cache" "$(said)"; fi
+else
+	bad "the key cache was made beside the copied key" "no $zkpc"
 fi
 stop_zkpd
 

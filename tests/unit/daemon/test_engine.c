@@ -666,8 +666,10 @@ static void test_refusals(void **state)
 			 ZKP_ERR_NOT_FOUND);
 	assert_int_equal(submit_w("c1", fx_w, fx_n_w, 9, NULL, &id, NULL, &err), ZKP_ERR_INVAL);
 
-	/* Witness paths: inside witness_dir is served, outside is denied,
-	 * a symlink inside pointing outside too. */
+	/* Witness paths: inside witness_dir is served, by absolute path or
+	 * relative to it; outside, through "..", through a symbolic link
+	 * leading out, a missing file and a FIFO (never waited on) are all
+	 * answered alike: no such file under witness_dir. */
 	char inside[192], outside[192], link[192];
 	uint8_t *data;
 	size_t len;
@@ -687,26 +689,50 @@ static void test_refusals(void **state)
 	unlink(link);
 	assert_int_equal(symlink(outside, link), 0);
 
+	char dotdot[256], missing[256], fifo[256], relative_out[] = "../w.bin";
+	snprintf(dotdot, sizeof(dotdot), "%s/../w.bin", wit_dir);
+	snprintf(missing, sizeof(missing), "%s/none.bin", wit_dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", wit_dir);
+	unlink(fifo);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	const char *refused[] = { outside, link, dotdot, missing, fifo, relative_out, wit_dir };
 	zkp_job_spec spec = { .circuit = "c1", .witness_kind = ZKP_WITNESS_PATH };
 	bool att;
-	spec.path = outside;
-	assert_int_equal(zkp_engine_submit(t_engine, &spec, &id, &att, &err), ZKP_ERR_DENIED);
-	spec.path = link;
-	assert_int_equal(zkp_engine_submit(t_engine, &spec, &id, &att, &err), ZKP_ERR_DENIED);
-	char dotdot[256];
-	snprintf(dotdot, sizeof(dotdot), "%s/../w.bin", wit_dir);
-	spec.path = dotdot;
-	assert_int_equal(zkp_engine_submit(t_engine, &spec, &id, &att, &err), ZKP_ERR_DENIED);
-	char missing[256];
-	snprintf(missing, sizeof(missing), "%s/none.bin", wit_dir);
-	spec.path = missing;
-	assert_int_equal(zkp_engine_submit(t_engine, &spec, &id, &att, &err), ZKP_ERR_NOT_FOUND);
+	for (size_t k = 0; k < sizeof(refused) / sizeof(refused[0]); k++) {
+		spec.path = refused[k];
+		assert_int_equal(zkp_engine_submit(t_engine, &spec, &id, &att, &err),
+				 ZKP_ERR_NOT_FOUND);
+		char want[320];
+		snprintf(want, sizeof(want), "%s: no such readable file under server.witness_dir",
+			 refused[k]);
+		assert_string_equal(err.msg, want);
+	}
+	unlink(fifo);
+	const char *served[] = { inside, "w.bin", "./w.bin" };
+	for (size_t k = 0; k < sizeof(served) / sizeof(served[0]); k++) {
+		spec.path = served[k];
+		assert_int_equal(zkp_engine_submit(t_engine, &spec, &id, &att, &err), 0);
+		zkp_job_info info;
+		wait_end(id, &info);
+		assert_int_equal(info.state, ZKP_JOB_DONE);
+		zkp_job_info_release(&info);
+	}
+	/* The file is opened at submit: renaming another over the name
+	 * afterwards does not change what is proved. */
 	spec.path = inside;
 	assert_int_equal(zkp_engine_submit(t_engine, &spec, &id, &att, &err), 0);
+	char moved[256];
+	snprintf(moved, sizeof(moved), "%s/w.bin.moved", wit_dir);
+	assert_int_equal(rename(inside, moved), 0);
+	f = fopen(inside, "wb");
+	assert_non_null(f);
+	fputs("not a witness", f);
+	fclose(f);
 	zkp_job_info info;
 	wait_end(id, &info);
 	assert_int_equal(info.state, ZKP_JOB_DONE);
 	zkp_job_info_release(&info);
+	assert_int_equal(rename(moved, inside), 0);
 
 	/* Empty witness. */
 	zkp_job_spec empty = { .circuit = "c1", .witness_kind = ZKP_WITNESS_RAW };
