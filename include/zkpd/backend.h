@@ -98,7 +98,12 @@ int zkp_backend_cpu_new(zkp_backend **ret, zkp_pool *pool);
  * or every 0), ZKP_ERR_NOMEM.
  */
 int zkp_backend_faulty_new(zkp_backend **ret, zkp_backend *inner, unsigned every);
-/* Faults injected so far by a backend from zkp_backend_faulty_new. */
+/* The silent kind, for the same tests: every `every`-th G1 MSM returns its
+ * result plus the G1 generator and no error; nothing else is touched. A
+ * proof made through it does not verify. Errors: as zkp_backend_faulty_new. */
+int zkp_backend_corrupting_new(zkp_backend **ret, zkp_backend *inner, unsigned every);
+/* Faults injected so far by a backend from zkp_backend_faulty_new or
+ * zkp_backend_corrupting_new. */
 unsigned long zkp_backend_faulty_injected(zkp_backend *be);
 
 /*

@@ -3,18 +3,23 @@
  * backend, except that every Nth NTT or MSM (counted together, atomically,
  * across threads) fails with ZKP_ERR_DEVICE as a GPU fault would. Fault
  * tests use it to show that a job with a device failure fails alone and
- * the daemon goes on.
+ * the daemon goes on. The corrupting kind fails silently instead: every
+ * Nth G1 MSM returns its result plus the generator, a wrong answer with no
+ * error, as a flipped bit in a device's memory would give.
  */
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "zkpd/backend.h"
+#include "zkpd/ec.h"
 #include "zkpd/error.h"
 
 struct faulty_backend {
 	zkp_backend base; /* first: the ops receive this pointer */
 	zkp_backend *inner;
 	unsigned every;
+	bool corrupt; /* wrong G1 MSM results instead of errors */
 	atomic_ulong calls;
 	atomic_ulong injected;
 };
@@ -68,7 +73,7 @@ static int f_download(zkp_backend *be, void *dst, const zkp_dbuf *src, size_t of
 static int f_ntt(zkp_backend *be, zkp_dbuf *data, const zkp_ntt_domain *d,
 		 const zkp_ntt_opts *opts)
 {
-	if (fault_now(be))
+	if (!faulty_of(be)->corrupt && fault_now(be))
 		return ZKP_ERR_DEVICE;
 	return zkp_backend_ntt(faulty_of(be)->inner, data, d, opts);
 }
@@ -77,9 +82,18 @@ static int f_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
 		    const zkp_dbuf *scalars, const uint64_t *density, size_t n,
 		    const zkp_msm_opts *opts)
 {
-	if (fault_now(be))
-		return ZKP_ERR_DEVICE;
-	return zkp_backend_msm_g1(faulty_of(be)->inner, ret, bases, scalars, density, n, opts);
+	struct faulty_backend *f = faulty_of(be);
+	if (!f->corrupt) {
+		if (fault_now(be))
+			return ZKP_ERR_DEVICE;
+		return zkp_backend_msm_g1(f->inner, ret, bases, scalars, density, n, opts);
+	}
+	int rc = zkp_backend_msm_g1(f->inner, ret, bases, scalars, density, n, opts);
+	if (!rc && fault_now(be)) {
+		const zkp_g1_affine g = ZKP_G1_GENERATOR;
+		zkp_g1_add_affine(ret, ret, &g);
+	}
+	return rc;
 }
 
 static int f_msm_g2(zkp_backend *be, zkp_g2 *ret, const zkp_dbuf *bases,
@@ -128,7 +142,7 @@ static const zkp_backend_ops faulty_ops = {
 	.host_free = f_host_free,
 };
 
-int zkp_backend_faulty_new(zkp_backend **ret, zkp_backend *inner, unsigned every)
+static int faulty_new(zkp_backend **ret, zkp_backend *inner, unsigned every, bool corrupt)
 {
 	*ret = NULL;
 	if (!inner || !every)
@@ -140,8 +154,19 @@ int zkp_backend_faulty_new(zkp_backend **ret, zkp_backend *inner, unsigned every
 	f->base.host_visible = inner->host_visible;
 	f->inner = inner;
 	f->every = every;
+	f->corrupt = corrupt;
 	*ret = &f->base;
 	return 0;
+}
+
+int zkp_backend_faulty_new(zkp_backend **ret, zkp_backend *inner, unsigned every)
+{
+	return faulty_new(ret, inner, every, false);
+}
+
+int zkp_backend_corrupting_new(zkp_backend **ret, zkp_backend *inner, unsigned every)
+{
+	return faulty_new(ret, inner, every, true);
 }
 
 unsigned long zkp_backend_faulty_injected(zkp_backend *be)

@@ -132,6 +132,7 @@ struct device {
 	const char *kind;   /* "cpu", "cuda" or "offhost" (tests) */
 	zkp_backend *be;
 	zkp_backend *inner; /* under be when faults are injected, else NULL */
+	zkp_backend *inner2; /* between them when both kinds are injected */
 	zkp_backend *host;  /* under an offhost test device: its CPU backend */
 	pthread_mutex_t lock; /* held for NTT and MSM kernel time, and for rk */
 	bool lock_init;

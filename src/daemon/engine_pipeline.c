@@ -470,6 +470,19 @@ static void *fin_main(void *arg)
 		zkp_groth16_proof proof;
 		zkp_groth16_prove_times t;
 		int rc = zkp_groth16_job_finish(j->gj, &proof, j->circ->pvk, &err);
+		if (rc == ZKP_ERR_DEVICE) {
+			/* The device's proof does not verify (a satisfied witness,
+			 * checked at EVAL): a fault like any other, so it goes to
+			 * the CPU with gpus.fallback_cpu. */
+			rc = after_fault(e, j, rc, ZKP_STAGE_MSM, &err);
+			if (!rc)
+				rc = zkp_groth16_job_finish(j->gj, &proof, j->circ->pvk, &err);
+		}
+		if (rc == ZKP_ERR_DEVICE && !strstr(err.msg, j->dev->name)) {
+			zkp_error named = { 0 };
+			zkp_error_set(&named, rc, "device %s: %s", j->dev->name, err.msg);
+			err = named;
+		}
 		/* Zeros read from a file cut short under its mapping void even a
 		 * proof that verifies (end_held names the file). */
 		if (!rc)
@@ -527,28 +540,49 @@ static const bool have_cuda = true;
 static const bool have_cuda = false;
 #endif
 
-/* ZKPD_INJECT_DEVICE_FAULT_EVERY=N (fault tests): every Nth NTT or MSM on
- * each device fails as a device fault would. */
-static int inject_faults(struct device *d, zkp_error *err)
+#ifdef ZKPD_TEST_HOOKS
+/* Test builds only (-DZKPD_TEST_HOOKS=ON): a production zkpd reads none of
+ * these variables. ZKPD_INJECT_DEVICE_FAULT_EVERY=N: every Nth NTT or MSM
+ * on each device fails as a device fault would. ZKPD_INJECT_DEVICE_CORRUPT_
+ * EVERY=N: every Nth G1 MSM on each device returns a wrong point, silently. */
+static int inject_one(struct device *d, const char *var, bool corrupt, zkp_error *err)
 {
-	const char *every = getenv("ZKPD_INJECT_DEVICE_FAULT_EVERY");
+	const char *every = getenv(var);
 	if (!every || !*every)
 		return 0;
 	char *end;
 	unsigned long n = strtoul(every, &end, 10);
 	if (*end || n == 0 || n > 1000000)
-		return zkp_error_set(err, ZKP_ERR_CONFIG,
-				     "ZKPD_INJECT_DEVICE_FAULT_EVERY=%s: expected 1..1000000", every);
+		return zkp_error_set(err, ZKP_ERR_CONFIG, "%s=%s: expected 1..1000000", var, every);
 	zkp_backend *faulty;
-	int rc = zkp_backend_faulty_new(&faulty, d->be, (unsigned)n);
+	int rc = corrupt ? zkp_backend_corrupting_new(&faulty, d->be, (unsigned)n) :
+			   zkp_backend_faulty_new(&faulty, d->be, (unsigned)n);
 	if (rc)
 		return zkp_error_set(err, rc, "cannot create the fault-injecting backend");
-	d->inner = d->be;
+	if (d->inner) /* both kinds: the outer wraps the inner wrapper */
+		d->inner2 = d->be;
+	else
+		d->inner = d->be;
 	d->be = faulty;
-	zkp_log(ZKP_LOG_WARN, "%s: injecting a device fault into every %lu-th NTT or MSM "
-			      "(ZKPD_INJECT_DEVICE_FAULT_EVERY): for fault tests only", d->name, n);
+	zkp_log(ZKP_LOG_WARN, "%s: %s every %lu-th %s (%s): for fault tests only", d->name,
+		corrupt ? "corrupting the result of" : "injecting a device fault into", n,
+		corrupt ? "G1 MSM" : "NTT or MSM", var);
 	return 0;
 }
+
+static int inject_faults(struct device *d, zkp_error *err)
+{
+	int rc = inject_one(d, "ZKPD_INJECT_DEVICE_FAULT_EVERY", false, err);
+	return rc ? rc : inject_one(d, "ZKPD_INJECT_DEVICE_CORRUPT_EVERY", true, err);
+}
+#else
+static int inject_faults(struct device *d, zkp_error *err)
+{
+	(void)d;
+	(void)err;
+	return 0;
+}
+#endif
 
 /* Appends a device: the CPU (gpu < 0) or CUDA device gpu. */
 static int device_add(struct zkp_engine *e, int gpu, zkp_error *err)
@@ -583,7 +617,8 @@ static int device_add(struct zkp_engine *e, int gpu, zkp_error *err)
 	return inject_faults(d, err);
 }
 
-/* ZKPD_TEST_OFFHOST_DEVICES=N (tests): N devices whose memory the host
+#ifdef ZKPD_TEST_HOOKS
+/* ZKPD_TEST_OFFHOST_DEVICES=N (test builds only): N devices whose memory the host
  * cannot see (backend.h's offhost backend) stand in for GPUs, so the
  * daemon's device paths (uploads, resident keys per device, several
  * devices, faults) run on machines without one. */
@@ -620,6 +655,7 @@ static int offhost_devices(struct zkp_engine *e, const char *text, zkp_error *er
 			      "stand in for GPUs (for tests only; slower than the CPU backend)", n, n);
 	return 0;
 }
+#endif
 
 /* The GPUs this build and machine offer. */
 static int gpu_count(int *n, zkp_error *err)
@@ -656,9 +692,11 @@ static int devices_present(const char *spec, int gpus, zkp_error *err)
 static int devices_init(struct zkp_engine *e, zkp_error *err)
 {
 	const char *spec = e->cfg.devices ? e->cfg.devices : "auto";
+#ifdef ZKPD_TEST_HOOKS
 	const char *offhost = getenv("ZKPD_TEST_OFFHOST_DEVICES");
 	if (offhost && *offhost)
 		return offhost_devices(e, offhost, err);
+#endif
 	int gpus = 0;
 	int rc = strcmp(spec, "cpu") ? gpu_count(&gpus, err) : 0;
 	if (rc)
@@ -779,6 +817,7 @@ void pipelines_release(struct zkp_engine *e)
 		if (d->lock_init)
 			pthread_mutex_destroy(&d->lock);
 		zkp_backend_free(d->be);
+		zkp_backend_free(d->inner2);
 		zkp_backend_free(d->inner);
 		zkp_backend_free(d->host);
 	}

@@ -77,10 +77,14 @@ static void *g2_thread(void *arg)
 	return NULL;
 }
 
-/* Finds the unsatisfied row behind a proof that did not verify, or says
- * the key is not this circuit's. */
-static int explain_failure(const zkp_pce *pce, const zkp_fr *w, zkp_pool *pool,
-			   zkp_error *err)
+/* Finds the unsatisfied row behind a proof that did not verify. With
+ * every row satisfied the proof itself is wrong: on a device (any backend
+ * but the host CPU's) that is a device fault, ZKP_ERR_DEVICE, which callers
+ * may retry elsewhere; on the CPU a prover fault, or a key made for another
+ * circuit of the same shape, which no check short of a proof can tell
+ * apart from this one. */
+static int explain_failure(const zkp_pce *pce, const zkp_fr *w, const zkp_backend *be,
+			   zkp_pool *pool, zkp_error *err)
 {
 	uint64_t row = 0;
 	zkp_error e = { 0 };
@@ -90,10 +94,15 @@ static int explain_failure(const zkp_pce *pce, const zkp_fr *w, zkp_pool *pool,
 					      " (%s); no proof", row, e.msg);
 	if (rc)
 		return zkp_error_set(err, rc, "prove: %s", zkp_error_text(&e, rc));
+	if (strcmp(be->ops->name, "cpu") != 0)
+		return zkp_error_set(err, ZKP_ERR_DEVICE,
+				     "prove: the proof made on the %s backend does not verify "
+				     "against the key's own verifying key although the witness "
+				     "satisfies every row: a device fault", be->ops->name);
 	return zkp_error_set(err, ZKP_ERR_MISMATCH,
 			     "prove: the proof does not verify against the key's own verifying "
-			     "key although the witness satisfies the circuit: the key was made "
-			     "for another circuit");
+			     "key although the witness satisfies every row: a fault in the CPU "
+			     "prover, or a key made for another circuit of the same shape");
 }
 
 /* ---- the job ---- */
@@ -634,7 +643,7 @@ int zkp_groth16_job_finish(zkp_groth16_job *job, zkp_groth16_proof *proof,
 	rc = zkp_groth16_verify(pvk, job->w + 1, (size_t)(n_in - 1), &out_proof);
 	tm->verify = g16_now() - tv;
 	if (rc == ZKP_GROTH16_INVALID) {
-		rc = explain_failure(job->pce, job->w, job->pool, err);
+		rc = explain_failure(job->pce, job->w, job->be, job->pool, err);
 		goto out;
 	}
 	if (rc) {

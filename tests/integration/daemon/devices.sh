@@ -13,6 +13,10 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 set_paths "$1" "$2"
+if ! have_test_hooks; then
+	echo "SKIP: $zkpd has no test devices (build with -DZKPD_TEST_HOOKS=ON)"
+	exit 77
+fi
 make_work_dir
 sockdir=$(mktemp -d /tmp/zkpd-devices.XXXXXX)
 addr=unix:$sockdir/zkpd.sock

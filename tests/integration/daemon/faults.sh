@@ -10,9 +10,11 @@
 #     a prove whose cache cannot be written still succeeds;
 #   - a memory budget smaller than one job: jobs wait queued, status shows
 #     them, cancel ends them, nothing crashes;
-#   - injected device faults (ZKPD_INJECT_DEVICE_FAULT_EVERY): the jobs hit
-#     fail alone with ERR_DEVICE, the others succeed; with gpus.fallback_cpu
-#     the jobs hit are proved on the CPU instead, all valid, and counted;
+#   - injected device faults (ZKPD_INJECT_DEVICE_FAULT_EVERY; test builds
+#     only): the jobs hit fail alone with ERR_DEVICE, the others succeed;
+#     with gpus.fallback_cpu the jobs hit are proved on the CPU instead, all
+#     valid, and counted; silently wrong results (ZKPD_INJECT_DEVICE_CORRUPT_
+#     EVERY) are device faults naming the device, and fall back the same way;
 #   - the job journal (server.journal_dir): a job running when zkpd is
 #     killed with SIGKILL, and one that had finished, are both returned by
 #     request_id after the restart without sending the witness again; a
@@ -171,6 +173,7 @@ if [ "$rc" -eq 0 ]; then ok "the daemon still serves"; else bad "still serves" "
 stop_zkpd
 
 # ---- injected device faults ----
+if have_test_hooks; then
 # A bellman proof makes 7 NTTs and 4 G1 MSMs: with a fault every 23rd call,
 # sequential jobs fail now and then, at different stages.
 ZKPD_INJECT_DEVICE_FAULT_EVERY=23 start_daemon zkpd4.log --demo-dir "$demo"
@@ -198,6 +201,10 @@ run "$zkpctl" --connect "$addr" health
 if [ "$rc" -eq 0 ]; then ok "the daemon serves after device faults"; else
 	bad "serves after device faults" "$(said)"; fi
 stop_zkpd
+
+else
+	echo "# skipped: injected device faults (zkpd built without -DZKPD_TEST_HOOKS=ON)"
+fi
 
 # ---- the job journal ----
 jdir=$work/journal
@@ -346,6 +353,7 @@ fi
 stop_zkpd
 
 # ---- device faults with gpus.fallback_cpu ----
+if have_test_hooks; then
 # The same faults, but each job hit is proved again on the CPU backend:
 # every proof arrives and verifies, and the faults are counted.
 cat >fallback.conf <<EOF
@@ -373,6 +381,57 @@ else
 	bad "gpus.fallback_cpu" "$good of 8 valid, $fallbacks fallbacks logged, status says ${counted:-none}"
 fi
 stop_zkpd
+
+
+# ---- silently wrong device results ----
+# Every 5th G1 MSM returns a wrong point and no error. The witness satisfies
+# the circuit (checked at EVAL), so a proof that does not verify is the
+# device's fault: ERR_DEVICE naming the device, never "another circuit";
+# with gpus.fallback_cpu those jobs are proved again on the CPU.
+ZKPD_INJECT_DEVICE_CORRUPT_EVERY=5 start_daemon zkpd7.log --demo-dir "$demo"
+good=0
+faulted=0
+other=0
+for i in $(seq 6); do
+	run "$zkpctl" --connect "$addr" prove demo "$demo/demo.wtns" --out "bad$i.bin" \
+		--public-json "bad$i.json"
+	if [ "$rc" -eq 0 ] && valid_proof "$vk" "bad$i.bin" "bad$i.json"; then
+		good=$((good + 1))
+	elif [ "$rc" -eq 1 ] && has 'ERR_DEVICE: device cpu: .*does not verify.*satisfies every row: a device fault' err.txt &&
+		! has 'another circuit' err.txt; then
+		faulted=$((faulted + 1))
+	else
+		other=$((other + 1))
+		echo "# job $i: $(said)"
+	fi
+done
+if [ "$faulted" -ge 1 ] && [ "$other" -eq 0 ]; then
+	ok "a wrong device result is a device fault naming the device ($faulted ERR_DEVICE, $good proved)"
+else
+	bad "wrong device results" "$good proved, $faulted ERR_DEVICE, $other other"
+fi
+stop_zkpd
+ZKPD_INJECT_DEVICE_CORRUPT_EVERY=5 start_daemon zkpd8.log --config fallback.conf
+good=0
+for i in $(seq 6); do
+	run "$zkpctl" --connect "$addr" prove demo "$demo/demo.wtns" --out "badfb$i.bin" \
+		--public-json "badfb$i.json"
+	if [ "$rc" -eq 0 ] && valid_proof "$vk" "badfb$i.bin" "badfb$i.json"; then
+		good=$((good + 1))
+	else
+		echo "# job $i: $(said)"
+	fi
+done
+fallbacks=$(grep -c "proving it again on the CPU backend" zkpd8.log || true)
+if [ "$good" -eq 6 ] && [ "$fallbacks" -ge 1 ]; then
+	ok "with gpus.fallback_cpu wrong device results are proved again on the CPU (6 of 6 valid, $fallbacks fell back)"
+else
+	bad "fallback after wrong device results" "$good of 6 valid, $fallbacks fallbacks logged"
+fi
+stop_zkpd
+else
+	echo "# skipped: device faults with fallback and wrong results (no test hooks)"
+fi
 
 # ---- circuit files cut short while loaded ----
 # The .pce and the key cache stay mapped while loaded. Cut short on disk, a

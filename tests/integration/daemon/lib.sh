@@ -72,6 +72,10 @@ expect() {
 	run "$@"
 	if [ "$rc" -eq "$want" ]; then ok "$what"; else bad "$what" "wanted exit $want; $(said)"; fi
 }
+# have_test_hooks: whether $zkpd was built with -DZKPD_TEST_HOOKS=ON (test
+# devices and fault injection read from the environment)
+have_test_hooks() { "$zkpd" --version | grep -q 'test hooks compiled in'; }
+
 # json_field NAME FILE: the value of the JSON member NAME (a number or a
 # literal) in FILE
 json_field() { sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p" "$2"; }

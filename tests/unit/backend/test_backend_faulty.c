@@ -75,11 +75,46 @@ static void test_every_third_fails(void **state)
 	zkp_backend_free(cpu);
 }
 
+/* The corrupting kind: every 2nd G1 MSM is off by the generator, with no
+ * error; NTTs are left alone. */
+static void test_corrupting(void **state)
+{
+	(void)state;
+	zkp_backend *cpu, *f;
+	assert_int_equal(zkp_backend_cpu_new(&cpu, NULL), 0);
+	assert_int_equal(zkp_backend_corrupting_new(&f, cpu, 0), ZKP_ERR_INVAL);
+	assert_int_equal(zkp_backend_corrupting_new(&f, cpu, 2), 0);
+	enum { N = 16 };
+	zkp_g1_affine g[N];
+	zkp_fr s[N];
+	for (int i = 0; i < N; i++) {
+		g[i] = ZKP_G1_GENERATOR;
+		zkp_fr_set_u64(&s[i], (uint64_t)i + 1);
+	}
+	zkp_dbuf bases = { 0 }, scalars = { 0 };
+	assert_int_equal(zkp_backend_import_host(f, &bases, g, sizeof(g)), 0);
+	assert_int_equal(zkp_backend_import_host(f, &scalars, s, sizeof(s)), 0);
+	zkp_g1 want, got, off;
+	assert_int_equal(zkp_backend_msm_g1(cpu, &want, &bases, &scalars, NULL, N, NULL), 0);
+	assert_int_equal(zkp_backend_msm_g1(f, &got, &bases, &scalars, NULL, N, NULL), 0);
+	assert_true(zkp_g1_eq(&got, &want));
+	assert_int_equal(zkp_backend_msm_g1(f, &got, &bases, &scalars, NULL, N, NULL), 0);
+	const zkp_g1_affine one = ZKP_G1_GENERATOR;
+	zkp_g1_add_affine(&off, &want, &one);
+	assert_true(zkp_g1_eq(&got, &off));
+	assert_int_equal(zkp_backend_faulty_injected(f), 1);
+	zkp_backend_release(f, &bases);
+	zkp_backend_release(f, &scalars);
+	zkp_backend_free(f);
+	zkp_backend_free(cpu);
+}
+
 int main(void)
 {
 	tu_seed();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_third_fails),
+		cmocka_unit_test(test_corrupting),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
