@@ -132,6 +132,7 @@ typedef struct {
 	/* [http] */
 	zkp_address http_listen; /* HOST:PORT of /metrics, /status, /healthz; port 0: off
 				  * (default) */
+	bool http_require_token; /* /metrics and /status need the bearer token */
 	/* [circuit.NAME] sections, in file order */
 	zkp_config_circuit *circuits;
 	size_t n_circuits;

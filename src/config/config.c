@@ -408,6 +408,10 @@ static void check_combinations(struct parse_ctx *c)
 		     "tls.%s: set without tls.%s (expected both or neither)", cert ? "cert" : "key",
 		     cert ? "key" : "cert");
 	}
+	if (cfg->http_require_token && !cfg->token_file)
+		fail(c, option_line(c, "http", "require_token"), ZKP_ERR_CONFIG,
+		     "http.require_token: set without server.token_file (expected the token "
+		     "to require)");
 	if (cfg->tls_client_ca && !tls)
 		fail(c, option_line(c, "tls", "client_ca"), ZKP_ERR_CONFIG,
 		     "tls.client_ca: set without tls.cert and tls.key (expected a server "

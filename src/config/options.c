@@ -107,6 +107,10 @@ const zkp_option zkp_options[] = {
 	{ "http", "listen", ZKP_OPT_HOSTPORT, CFG(http_listen), 0, NULL, "unset (off)", 0, 0, NULL,
 	  "HOST:PORT ([IPv6]:PORT) serving /metrics, /status and /healthz over HTTP, such as "
 	  "127.0.0.1:9464; unset or empty: off" },
+	{ "http", "require_token", ZKP_OPT_BOOL, CFG(http_require_token), 0, "false", NULL, 0, 0,
+	  NULL,
+	  "/metrics and /status answer only requests with \"Authorization: Bearer TOKEN\", "
+	  "TOKEN being server.token_file's; /healthz stays open" },
 };
 const size_t zkp_n_options = sizeof(zkp_options) / sizeof(zkp_options[0]);
 _Static_assert(sizeof(zkp_options) / sizeof(zkp_options[0]) <= ZKP_OPTIONS_MAX,

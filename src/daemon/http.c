@@ -14,11 +14,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <jansson.h>
 #include <microhttpd.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
 
 #include "engine.h"
 #include "http.h"
@@ -33,6 +36,7 @@ struct zkp_http {
 	struct MHD_Daemon *mhd;
 	zkp_server *srv;
 	zkp_engine *engine;
+	const uint8_t *token_sha256; /* http.require_token: what /metrics and /status need */
 	double start;
 	int fd; /* listening; MHD's once it started */
 	char name[300]; /* HOST:PORT for messages */
@@ -240,6 +244,45 @@ static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned code, co
 	return reply(conn, code, "text/plain; charset=utf-8", (char *)text, strlen(text), false);
 }
 
+/* http.require_token: "Authorization: Bearer TOKEN" with server.token_file's
+ * token, compared as SHA-256 digests in constant time (as the protocol's
+ * Authenticate call). */
+static bool authorized(const zkp_http *h, struct MHD_Connection *conn)
+{
+	if (!h->token_sha256)
+		return true;
+	const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						       MHD_HTTP_HEADER_AUTHORIZATION);
+	if (!auth || strncasecmp(auth, "Bearer ", 7) != 0)
+		return false;
+	const char *token = auth + 7;
+	while (*token == ' ')
+		token++;
+	uint8_t digest[32];
+	unsigned int n = 0;
+	if (!EVP_Digest(token, strlen(token), digest, &n, EVP_sha256(), NULL) || n != 32)
+		return false;
+	return CRYPTO_memcmp(digest, h->token_sha256, 32) == 0;
+}
+
+static enum MHD_Result reply_unauthorized(struct MHD_Connection *conn)
+{
+	static const char text[] = "a bearer token is required (http.require_token)\n";
+	struct MHD_Response *r = MHD_create_response_from_buffer(sizeof(text) - 1, (void *)text,
+								 MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	enum MHD_Result ok = MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+						     "text/plain; charset=utf-8");
+	if (ok == MHD_YES)
+		ok = MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+					     "Bearer realm=\"zkpd\"");
+	if (ok == MHD_YES)
+		ok = MHD_queue_response(conn, MHD_HTTP_UNAUTHORIZED, r);
+	MHD_destroy_response(r);
+	return ok;
+}
+
 static enum MHD_Result serve_metrics(zkp_http *h, struct MHD_Connection *conn)
 {
 	zkp_server_stats stats;
@@ -293,6 +336,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	bool metrics = !strcmp(url, "/metrics"), status = !strcmp(url, "/status");
 	if (!metrics && !status && strcmp(url, "/healthz"))
 		return reply_text(conn, MHD_HTTP_NOT_FOUND, "not found\n");
+	if ((metrics || status) && !authorized(h, conn))
+		return reply_unauthorized(conn);
 
 	pthread_mutex_lock(&h->lock);
 	bool closed = h->closed;
@@ -406,10 +451,14 @@ int zkp_http_new(zkp_http **ret, const zkp_address *addr, double start, zkp_erro
 	return 0;
 }
 
-int zkp_http_start(zkp_http *h, zkp_server *srv, zkp_error *err)
+int zkp_http_start(zkp_http *h, zkp_server *srv, bool require_token, zkp_error *err)
 {
 	h->srv = srv;
 	h->engine = zkp_server_engine(srv);
+	h->token_sha256 = require_token ? zkp_server_token_sha256(srv) : NULL;
+	if (require_token && !h->token_sha256)
+		return zkp_error_set(err, ZKP_ERR_CONFIG,
+				     "http.require_token: the server has no token (server.token_file)");
 	/* One internal thread serves every connection in turn. */
 	h->mhd = MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG, 0, NULL, NULL,
@@ -420,7 +469,8 @@ int zkp_http_start(zkp_http *h, zkp_server *srv, zkp_error *err)
 		return zkp_error_set(err, ZKP_ERR_IO, "http.listen %s: cannot start libmicrohttpd",
 				     h->name);
 	zkp_engine_set_free_hook(h->engine, on_engine_free, h);
-	zkp_log(ZKP_LOG_INFO, "http: serving /metrics, /status and /healthz on %s", h->name);
+	zkp_log(ZKP_LOG_INFO, "http: serving /metrics, /status and /healthz on %s%s", h->name,
+		h->token_sha256 ? " (/metrics and /status need the bearer token)" : "");
 	return 0;
 }
 

@@ -9,7 +9,9 @@
  *                 object: proto field names, enums by name, 64-bit integers
  *                 as numbers, bytes as base64
  *   GET /healthz  200 "ok" while jobs are accepted, 503 "draining" after
- *                 SIGTERM
+ *                 SIGTERM; never needs a token
+ *   401           /metrics and /status without the bearer token, when
+ *                 http.require_token is set
  *   other paths   404; methods other than GET and HEAD: 405 with Allow
  *
  * libmicrohttpd parses HTTP and runs every request on its one internal
@@ -33,6 +35,8 @@
 #ifndef ZKPD_DAEMON_HTTP_H
 #define ZKPD_DAEMON_HTTP_H
 
+#include <stdbool.h>
+
 #include "server.h"
 #include "zkpd/config.h"
 #include "zkpd/error.h"
@@ -45,8 +49,12 @@ typedef struct zkp_http zkp_http;
  * address and why), ZKP_ERR_NOMEM. */
 int zkp_http_new(zkp_http **ret, const zkp_address *addr, double start, zkp_error *err);
 /* Starts serving srv's engine and figures on libmicrohttpd's thread. srv
- * must outlive h. Errors: ZKP_ERR_IO (the thread cannot start). */
-int zkp_http_start(zkp_http *h, zkp_server *srv, zkp_error *err);
+ * must outlive h. With require_token (http.require_token), /metrics and
+ * /status answer 401 with "WWW-Authenticate: Bearer" unless the request
+ * carries "Authorization: Bearer TOKEN" with srv's token; /healthz stays
+ * open for load balancers. Errors: ZKP_ERR_IO (the thread cannot start),
+ * ZKP_ERR_CONFIG (require_token and srv has no token). */
+int zkp_http_start(zkp_http *h, zkp_server *srv, bool require_token, zkp_error *err);
 /* Stops serving (a request in progress finishes first), closes the socket
  * and frees h. NULL is a no-op. */
 void zkp_http_free(zkp_http *h);

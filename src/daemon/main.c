@@ -224,7 +224,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (http) {
-		rc = zkp_http_start(http, srv, &err);
+		rc = zkp_http_start(http, srv, cfg.http_require_token, &err);
 		if (rc) {
 			zkp_log(ZKP_LOG_ERROR, "cannot start: %s", zkp_error_text(&err, rc));
 			goto out;

@@ -1060,6 +1060,11 @@ void zkp_server_free(zkp_server *s)
 	free(s);
 }
 
+const uint8_t *zkp_server_token_sha256(const zkp_server *s)
+{
+	return s->ctx.token_sha256;
+}
+
 zkp_engine *zkp_server_engine(zkp_server *s)
 {
 	return s->engine;

@@ -27,6 +27,8 @@
 #ifndef ZKPD_DAEMON_SERVER_H
 #define ZKPD_DAEMON_SERVER_H
 
+#include <stdint.h>
+
 #include "zkpd/config.h"
 #include "zkpd/error.h"
 #include "session.h"
@@ -46,6 +48,10 @@ void zkp_server_free(zkp_server *s);
 /* The server's engine (thread-safe API, engine.h), for other front ends
  * such as the HTTP endpoint. Valid from zkp_server_new until run returns. */
 struct zkp_engine *zkp_server_engine(zkp_server *s);
+
+/* SHA-256 of server.token_file's token, or NULL without one. Any thread:
+ * set before the server runs and never changed. */
+const uint8_t *zkp_server_token_sha256(const zkp_server *s);
 
 /* A copy of the server's figures (session.h) taken by the loop at most
  * 100 ms ago. Any thread. */

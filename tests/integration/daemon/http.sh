@@ -5,7 +5,9 @@
 # counter, the stage histogram), /status (JSON naming the circuit), /healthz
 # (200, then 503 while draining), 404 and 405; every log line is one JSON
 # object and each job's summary line is there (done, failed); a second zkpd
-# on the same HTTP port does not start (exit 1, naming the address).
+# on the same HTTP port does not start (exit 1, naming the address); with
+# http.require_token, /metrics and /status need the bearer token and
+# /healthz does not.
 # Usage: http.sh BUILD_DIR WORK_DIR. Exit 77 (skipped) without curl.
 set -euo pipefail
 
@@ -197,6 +199,59 @@ check "the failed job's summary line" "$(grep '"job":2' zkpd.log | head -1)" \
 	grep -Eq '"msg":"job 2 failed: circuit demo priority normal error ERR_[A-Z_]+ queue [0-9.]+ s total [0-9.]+ s.*","job":2,"circuit":"demo","priority":"normal","state":"failed","error":"ERR_[A-Z_]+",' zkpd.log
 check "the drained job's summary line" "$(grep '"job":3' zkpd.log | head -1)" \
 	grep -Eq '"msg":"job 3 (done|cancelled): circuit demo' zkpd.log
+
+# --- http.require_token -------------------------------------------------------
+
+# With a token required, /metrics and /status answer 401 (with a Bearer
+# challenge) without it or with a wrong one, 200 with it; /healthz stays
+# open for load balancers. It needs server.token_file (--check-config).
+printf 'test-only-http-token-%s\n' "$RANDOM$RANDOM" >token
+chmod 600 token
+printf '[http]\nlisten = 127.0.0.1:9\nrequire_token = true\n' >no-token.conf
+expect 2 "http.require_token without server.token_file fails --check-config" \
+	"$zkpd" --check-config no-token.conf
+check "it says what is missing" "$(said)" has 'require_token: set without server.token_file' err.txt
+tport=
+for _ in $(seq 20); do
+	p=$((20000 + RANDOM % 40000))
+	cat >token.conf <<EOF
+[server]
+listen = unix:$sock
+token_file = $work/token
+[http]
+listen = 127.0.0.1:$p
+require_token = true
+$(demo_circuit_ini "$demo")
+EOF
+	launch_zkpd token.log --config token.conf
+	pids+=("$pid")
+	if wait_healthy "$pid" 600 "$zkpctl" --connect "unix:$sock" --token-file token; then
+		tport=$p
+		break
+	fi
+	wait "$pid" 2>/dev/null || true
+	has 'cannot listen' token.log || break
+done
+if [ -z "$tport" ]; then
+	bad "zkpd starts with http.require_token" "log: $(tail -3 token.log | tr '\n' ' ')"
+else
+	base=http://127.0.0.1:$tport
+	tok=$(tr -d '\n' <token)
+	for u in metrics status; do
+		code=$(curl -s -o /dev/null -w '%{http_code}' "$base/$u")
+		check "/$u without the token: 401" "got $code" test "$code" = 401
+		code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer wrong-$tok" "$base/$u")
+		check "/$u with a wrong token: 401" "got $code" test "$code" = 401
+		code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $tok" "$base/$u")
+		check "/$u with the token: 200" "got $code" test "$code" = 200
+	done
+	curl -s -D headers.txt -o /dev/null "$base/metrics" || true
+	check "the 401 carries a Bearer challenge" "$(tr '\r\n' '  ' <headers.txt)" \
+		grep -qi '^WWW-Authenticate: Bearer' headers.txt
+	code=$(curl -s -o /dev/null -w '%{http_code}' "$base/healthz")
+	check "/healthz needs no token: 200" "got $code" test "$code" = 200
+	stop_zkpd
+fi
 
 echo "# $pass passed, $failed failed"
 [ "$failed" -eq 0 ]

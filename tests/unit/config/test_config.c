@@ -745,7 +745,7 @@ static void test_http_and_log_format(void **state)
 	expect_err("[http]\nlisten = 127.0.0.1:x\n",
 		   "t.ini:2: http.listen: bad port \"x\" in \"127.0.0.1:x\" (expected 1..65535)");
 	expect_err("[http]\nport = 1\n",
-		   "t.ini:2: http.port: unknown key (expected one of listen)");
+		   "t.ini:2: http.port: unknown key (expected one of listen, require_token)");
 	expect_err("[log]\nformat = xml\n",
 		   "t.ini:2: log.format: bad value \"xml\" (expected text or json)");
 
