@@ -567,6 +567,144 @@ void PN(mul_fr)(PT *ret, const PT *a, const zkp_fr *k)
 	PN(mul)(ret, a, l, ZKP_FR_LIMBS);
 }
 
+/* ---- constant-time scalar multiplication ----
+ *
+ * For secret scalars (the prover's blinding r and s). Nothing the scalar
+ * decides is a branch or a memory address: a fixed 4-bit window over all
+ * 256 bits (64 windows, 252 doublings and 63 additions whatever k is), the
+ * table entry picked by a masked scan of all 16, and the complete addition
+ * and doubling formulas of Renes, Costello and Batina (ePrint 2015/1060,
+ * algorithms 7 and 9 for a = 0; 12M + 2 m_3b and 6M + 2S + 1 m_3b) in
+ * homogeneous projective coordinates, which have no exceptional case: the
+ * point at infinity (0 : 1 : 0), equal and opposite points all take the
+ * same path. Field arithmetic is branch-free (mont_int.h's masked final
+ * subtractions). */
+
+struct PN(proj) {
+	FE x, y, z;
+};
+
+static void PN(proj_add)(struct PN(proj) *r, const struct PN(proj) *p,
+			 const struct PN(proj) *q, const FE *b3)
+{
+	FE t0, t1, t2, t3, t4, x3, y3, z3;
+	FE_MUL(&t0, &p->x, &q->x);
+	FE_MUL(&t1, &p->y, &q->y);
+	FE_MUL(&t2, &p->z, &q->z);
+	FE_ADD(&t3, &p->x, &p->y);
+	FE_ADD(&t4, &q->x, &q->y);
+	FE_MUL(&t3, &t3, &t4);
+	FE_ADD(&t4, &t0, &t1);
+	FE_SUB(&t3, &t3, &t4);
+	FE_ADD(&t4, &p->y, &p->z);
+	FE_ADD(&x3, &q->y, &q->z);
+	FE_MUL(&t4, &t4, &x3);
+	FE_ADD(&x3, &t1, &t2);
+	FE_SUB(&t4, &t4, &x3);
+	FE_ADD(&x3, &p->x, &p->z);
+	FE_ADD(&y3, &q->x, &q->z);
+	FE_MUL(&x3, &x3, &y3);
+	FE_ADD(&y3, &t0, &t2);
+	FE_SUB(&y3, &x3, &y3);
+	FE_ADD(&x3, &t0, &t0);
+	FE_ADD(&t0, &x3, &t0);
+	FE_MUL(&t2, b3, &t2);
+	FE_ADD(&z3, &t1, &t2);
+	FE_SUB(&t1, &t1, &t2);
+	FE_MUL(&y3, b3, &y3);
+	FE_MUL(&x3, &t4, &y3);
+	FE_MUL(&t2, &t3, &t1);
+	FE_SUB(&x3, &t2, &x3);
+	FE_MUL(&y3, &y3, &t0);
+	FE_MUL(&t1, &t1, &z3);
+	FE_ADD(&y3, &t1, &y3);
+	FE_MUL(&t0, &t0, &t3);
+	FE_MUL(&z3, &z3, &t4);
+	FE_ADD(&z3, &z3, &t0);
+	r->x = x3;
+	r->y = y3;
+	r->z = z3;
+}
+
+static void PN(proj_dbl)(struct PN(proj) *r, const struct PN(proj) *p, const FE *b3)
+{
+	FE t0, t1, t2, x3, y3, z3;
+	FE_SQR(&t0, &p->y);
+	FE_ADD(&z3, &t0, &t0);
+	FE_ADD(&z3, &z3, &z3);
+	FE_ADD(&z3, &z3, &z3);
+	FE_MUL(&t1, &p->y, &p->z);
+	FE_SQR(&t2, &p->z);
+	FE_MUL(&t2, b3, &t2);
+	FE_MUL(&x3, &t2, &z3);
+	FE_ADD(&y3, &t0, &t2);
+	FE_MUL(&z3, &t1, &z3);
+	FE_ADD(&t1, &t2, &t2);
+	FE_ADD(&t2, &t1, &t2);
+	FE_SUB(&t0, &t0, &t2);
+	FE_MUL(&y3, &t0, &y3);
+	FE_ADD(&y3, &x3, &y3);
+	FE_MUL(&t1, &p->x, &p->y);
+	FE_MUL(&x3, &t0, &t1);
+	FE_ADD(&x3, &x3, &x3);
+	r->x = x3;
+	r->y = y3;
+	r->z = z3;
+}
+
+/* ret = tbl[idx] for idx < 16, reading every entry. */
+static void PN(proj_lookup)(struct PN(proj) *ret, const struct PN(proj) tbl[16], uint64_t idx)
+{
+	uint64_t *out = (uint64_t *)ret;
+	const size_t words = sizeof(*ret) / sizeof(uint64_t);
+	memset(ret, 0, sizeof(*ret));
+	for (uint64_t j = 0; j < 16; j++) {
+		/* all ones when j == idx: (j ^ idx) - 1 borrows only from 0 */
+		uint64_t mask = (uint64_t)0 - (((j ^ idx) - 1) >> 63);
+		const uint64_t *in = (const uint64_t *)&tbl[j];
+		for (size_t w = 0; w < words; w++)
+			out[w] |= in[w] & mask;
+	}
+}
+
+void PN(mul_fr_ct)(PT *ret, const PT *a, const zkp_fr *k)
+{
+	_Static_assert(sizeof(struct PN(proj)) % sizeof(uint64_t) == 0, "limb-sized point");
+	FE b3;
+	FE_ADD(&b3, &CURVE_B, &CURVE_B);
+	FE_ADD(&b3, &b3, &CURVE_B);
+	/* Jacobian (X, Y, Z) is the projective (X Z : Y : Z^3); infinity,
+	 * Z = 0, becomes (0 : Y : 0), a valid projective infinity. */
+	struct PN(proj) tbl[16], acc, t;
+	FE z2;
+	FE_SQR(&z2, &a->z);
+	FE_MUL(&tbl[1].x, &a->x, &a->z);
+	tbl[1].y = a->y;
+	FE_MUL(&tbl[1].z, &z2, &a->z);
+	fe_set_zero(&tbl[0].x);
+	tbl[0].y = FE_ONE;
+	fe_set_zero(&tbl[0].z);
+	for (int i = 2; i < 16; i++)
+		PN(proj_add)(&tbl[i], &tbl[i - 1], &tbl[1], &b3);
+
+	uint64_t l[ZKP_FR_LIMBS];
+	zkp_fr_to_limbs(l, k);
+	PN(proj_lookup)(&acc, tbl, l[ZKP_FR_LIMBS - 1] >> 60);
+	for (int win = 62; win >= 0; win--) {
+		for (int d = 0; d < 4; d++)
+			PN(proj_dbl)(&acc, &acc, &b3);
+		uint64_t idx = (l[win / 16] >> (4 * (win % 16))) & 15;
+		PN(proj_lookup)(&t, tbl, idx);
+		PN(proj_add)(&acc, &acc, &t, &b3);
+	}
+	/* back to Jacobian: (X Z, Y Z^2, Z) */
+	FE_SQR(&z2, &acc.z);
+	FE_MUL(&ret->x, &acc.x, &acc.z);
+	FE_MUL(&ret->y, &acc.y, &z2);
+	ret->z = acc.z; /* Z = 0 (k = 0, or a at infinity) is infinity, whatever X, Y */
+	memset(l, 0, sizeof(l));
+}
+
 /* ret = [|x|] a, |x| = 0xd201000000010000 (bits 63, 62, 60, 57, 48, 16):
  * plain double-and-add, 63 doublings and 5 additions, which no window
  * method beats for a weight-6 exponent. */

@@ -602,27 +602,33 @@ int zkp_groth16_job_finish(zkp_groth16_job *job, zkp_groth16_proof *proof,
 	zkp_g2 pb2, t2;
 	zkp_g1_from_affine(&delta1, &vk->delta_g1);
 
+	/* r and s are secret (with them and the proof, the witness's
+	 * contribution can be unblinded): every product with them is taken
+	 * in constant time (ec.h's *_mul_fr_ct). */
 	/* A = alpha + sum_a + r delta */
-	zkp_g1_mul_fr(&t1, &delta1, &r);
+	zkp_g1_mul_fr_ct(&t1, &delta1, &r);
 	zkp_g1_add(&pa, &job->sum_a, &t1);
 	zkp_g1_add_affine(&pa, &pa, &vk->alpha_g1);
 	/* B = beta + sum_b + s delta, in G2 and G1 */
 	zkp_g2_from_affine(&t2, &vk->delta_g2);
-	zkp_g2_mul_fr(&t2, &t2, &s);
+	zkp_g2_mul_fr_ct(&t2, &t2, &s);
 	zkp_g2_add(&pb2, &job->g2.ret, &t2);
 	zkp_g2_add_affine(&pb2, &pb2, &vk->beta_g2);
-	zkp_g1_mul_fr(&t1, &delta1, &s);
+	zkp_g1_mul_fr_ct(&t1, &delta1, &s);
 	zkp_g1_add(&pb1, &job->sum_b1, &t1);
 	zkp_g1_add_affine(&pb1, &pb1, &vk->beta_g1);
 	/* C = s A + r B_1 - r s delta + L + H */
-	zkp_g1_mul_fr(&pc, &pa, &s);
-	zkp_g1_mul_fr(&t1, &pb1, &r);
+	zkp_g1_mul_fr_ct(&pc, &pa, &s);
+	zkp_g1_mul_fr_ct(&t1, &pb1, &r);
 	zkp_g1_add(&pc, &pc, &t1);
-	zkp_g1_mul_fr(&t1, &delta1, &rs);
+	zkp_g1_mul_fr_ct(&t1, &delta1, &rs);
 	zkp_g1_neg(&t1, &t1);
 	zkp_g1_add(&pc, &pc, &t1);
 	zkp_g1_add(&pc, &pc, &job->sum_l);
 	zkp_g1_add(&pc, &pc, &job->sum_h);
+	explicit_bzero(&r, sizeof(r));
+	explicit_bzero(&s, sizeof(s));
+	explicit_bzero(&rs, sizeof(rs));
 
 	zkp_groth16_proof out_proof;
 	zkp_g1_to_affine(&out_proof.a, &pa);

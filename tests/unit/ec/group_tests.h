@@ -534,6 +534,46 @@ static void test_mul_fr(void **state)
 	assert_true(PN(eq)(&t, &u));
 }
 
+/* The constant-time multiplication equals the wNAF one: random scalars and
+ * points (rescaled Jacobian inputs), small scalars through every window
+ * value, 0, r - 1, and the point at infinity. */
+static void test_mul_fr_ct(void **state)
+{
+	(void)state;
+	PT p, t, u, inf;
+	zkp_fr k;
+	for (int it = 0; it < 24; it++) {
+		uint64_t a[4];
+		rand_point(&p);
+		if (it & 1)
+			rescale(&p);
+		rand_scalar(a);
+		fr_from_u64s(&k, a);
+		PN(mul_fr_ct)(&t, &p, &k);
+		PN(mul_fr)(&u, &p, &k);
+		assert_true(PN(eq)(&t, &u));
+	}
+	for (uint64_t v = 0; v < 40; v++) {
+		zkp_fr_set_u64(&k, v);
+		PN(mul_fr_ct)(&t, &p, &k);
+		PN(mul_fr)(&u, &p, &k);
+		assert_true(PN(eq)(&t, &u));
+		assert_true(PN(is_infinity)(&t) == (v == 0));
+	}
+	zkp_fr_set_one(&k);
+	zkp_fr_neg(&k, &k); /* r - 1 */
+	PN(mul_fr_ct)(&t, &p, &k);
+	PN(neg)(&u, &p);
+	assert_true(PN(eq)(&t, &u));
+	PN(set_infinity)(&inf);
+	PN(mul_fr_ct)(&t, &inf, &k);
+	assert_true(PN(is_infinity)(&t));
+	/* the output may alias the input */
+	t = p;
+	PN(mul_fr_ct)(&t, &t, &k);
+	assert_true(PN(eq)(&t, &u));
+}
+
 static void test_subgroup_random(void **state)
 {
 	(void)state;
@@ -571,4 +611,5 @@ static void test_subgroup_random(void **state)
 		cmocka_unit_test(test_batch_to_affine),                        \
 		cmocka_unit_test(test_mul_vs_reference),                       \
 		cmocka_unit_test(test_mul_fr),                                 \
+		cmocka_unit_test(test_mul_fr_ct),                              \
 		cmocka_unit_test(test_subgroup_random)
