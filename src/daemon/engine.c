@@ -564,6 +564,35 @@ static void job_queue(struct zkp_engine *e, struct job *j, struct circuit *c,
 	pthread_cond_broadcast(&e->work_cond);
 }
 
+void job_reverified(struct zkp_engine *e, struct job *j, int rc, const char *why)
+{
+	jlist_remove(&e->reverify, j);
+	j->reverify = false;
+	j->stage = ZKP_STAGE_DONE;
+	if (rc) {
+		j->state = ZKP_JOB_FAILED;
+		j->error_code = ZKP_ERR_CHECKSUM;
+		snprintf(j->error_message, sizeof(j->error_message),
+			 "the result restored from the journal does not verify against circuit "
+			 "%s's key (%s): set aside; submit the job again under a new request_id",
+			 j->circ->cfg.name, why);
+		free(j->proof);
+		free(j->proof_json);
+		free(j->inputs);
+		j->proof = NULL;
+		j->proof_json = NULL;
+		j->inputs = NULL;
+		j->proof_len = j->n_inputs = 0;
+		zkp_log(ZKP_LOG_WARN, "job %" PRIu64 " (request_id \"%s\"): %s", j->id, j->request_id,
+			j->error_message);
+	} else {
+		j->state = ZKP_JOB_DONE;
+	}
+	jlist_push(&e->history, j);
+	emit_job(e, j, false, 0);
+	history_trim(e);
+}
+
 struct job *job_enqueue(struct zkp_engine *e, struct circuit *c, enum zkp_priority p)
 {
 	struct job *j = calloc(1, sizeof(*j));
@@ -734,6 +763,8 @@ out:
  * gone: a history of 0 forgets ended jobs at once). */
 static enum zkp_job_state cancel_locked(struct zkp_engine *e, struct job *j)
 {
+	if (j->reverify) /* ended long ago: nothing to stop */
+		return j->state;
 	if (j->porep_sector && j->pj && j->state == ZKP_JOB_RUNNING) {
 		/* Split: no thread holds it; its partitions are the work. */
 		porep_cancel_sector(e, j);
@@ -972,10 +1003,11 @@ int zkp_engine_find_request(zkp_engine *e, const char *request_id, uint64_t *job
 }
 
 int zkp_engine_restore_result(zkp_engine *e, const zkp_job_info *info, uint64_t *job_id,
-			      zkp_error *err)
+			      bool *verifying, zkp_error *err)
 {
 	struct job *j = NULL;
 	int rc = 0;
+	*verifying = false;
 	bool ended = info->state == ZKP_JOB_DONE || info->state == ZKP_JOB_FAILED ||
 		     info->state == ZKP_JOB_CANCELLED;
 	if (!ended || !info->request_id[0] || (unsigned)info->priority >= PRIO_LEVELS)
@@ -1031,11 +1063,25 @@ int zkp_engine_restore_result(zkp_engine *e, const zkp_job_info *info, uint64_t 
 		j->t_start = j->t_submit + info->queue_seconds;
 		j->error_code = info->error_code;
 		memcpy(j->error_message, info->error_message, sizeof(j->error_message));
+		j->restored = true;
 		tab_link(e->id_tab, e->rid_tab, e->tab_size, j);
 		e->n_jobs++;
-		jlist_push(&e->history, j);
 		*job_id = j->id;
-		history_trim(e);
+		if (j->state == ZKP_JOB_DONE && j->n_inputs && !j->porep_sector &&
+		    j->proof_len == ZKP_GROTH16_PROOF_BYTES) {
+			/* Not returned until its proof verifies again: the
+			 * loader does that once the circuit is loaded. */
+			j->state = ZKP_JOB_RUNNING;
+			j->stage = ZKP_STAGE_VERIFY;
+			j->reverify = true;
+			jlist_push(&e->reverify, j);
+			c->want_load = true;
+			pthread_cond_broadcast(&e->load_cond);
+			*verifying = true;
+		} else {
+			jlist_push(&e->history, j);
+			history_trim(e);
+		}
 		j = NULL;
 	}
 	pthread_mutex_unlock(&e->lock);
@@ -1378,7 +1424,7 @@ void zkp_engine_free(zkp_engine *e)
 	/* Every thread is gone: no lock needed below. Each job ended before
 	 * its thread stopped, so only the history holds jobs; the other lists
 	 * are emptied too so that no path can leak one. */
-	struct jlist *lists[] = { &e->history, &e->running, &e->queue[0], &e->queue[1],
+	struct jlist *lists[] = { &e->history, &e->running, &e->reverify, &e->queue[0], &e->queue[1],
 				  &e->queue[2], &e->queue[3] };
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
 		while (lists[i]->head) {

@@ -277,11 +277,19 @@ int zkp_engine_find_request(zkp_engine *e, const char *request_id, uint64_t *job
  * and queue and total seconds (job_id, stage and timings are not read).
  * From then on it is found like any finished job (Await by id, Submit or
  * Await by request_id) and leaves the history like one; it counts in no
- * job counter and logs nothing. Errors: ZKP_ERR_INVAL (not an end state, no
- * request_id), ZKP_ERR_NOT_FOUND (no such circuit configured), ZKP_ERR_BUSY
- * (a job already has that request_id), ZKP_ERR_NOMEM. */
+ * job counter.
+ *
+ * A DONE result with public inputs (any but a PoRep sector job's) is not
+ * trusted as read: it stays RUNNING at stage VERIFY (*verifying set) until
+ * its circuit is loaded (a load is asked for) and its proof verified again
+ * against the circuit's key. Then it ends DONE, as read; or FAILED with
+ * ZKP_ERR_CHECKSUM when the proof does not verify, and the proof is never
+ * returned. Either end is an ordinary job event. Cancel leaves it alone.
+ * Errors: ZKP_ERR_INVAL (not an end state, no request_id),
+ * ZKP_ERR_NOT_FOUND (no such circuit configured), ZKP_ERR_BUSY (a job
+ * already has that request_id), ZKP_ERR_NOMEM. */
 int zkp_engine_restore_result(zkp_engine *e, const zkp_job_info *info, uint64_t *job_id,
-			      zkp_error *err);
+			      bool *verifying, zkp_error *err);
 
 /* Moves up to max pending events into ev, oldest first; returns how many. */
 size_t zkp_engine_poll(zkp_engine *e, zkp_engine_event *ev, size_t max);

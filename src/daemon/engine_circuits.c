@@ -228,6 +228,58 @@ static void fail_waiting_jobs(struct zkp_engine *e, struct circuit *c)
 	}
 }
 
+/* A restored result's proof against the loaded circuit's key. */
+static int verify_restored(const struct circuit *c, const struct job *j, char *why, size_t size)
+{
+	zkp_groth16_proof proof;
+	zkp_error perr = { 0 };
+	int rc = zkp_groth16_proof_from_bytes(&proof, j->proof, &perr);
+	if (rc) {
+		snprintf(why, size, "the proof does not decode: %s", zkp_error_text(&perr, rc));
+		return rc;
+	}
+	zkp_fr *in = malloc(j->n_inputs * sizeof(*in));
+	if (!in) {
+		snprintf(why, size, "out of memory");
+		return ZKP_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < j->n_inputs && !rc; i++)
+		if ((rc = zkp_fr_from_le(&in[i], j->inputs + 32 * i)))
+			snprintf(why, size, "public input %zu is not a field element", i);
+	if (!rc) {
+		rc = zkp_groth16_verify(c->pvk, in, j->n_inputs, &proof);
+		if (rc == ZKP_GROTH16_INVALID)
+			snprintf(why, size, "the pairing check fails");
+		else if (rc)
+			snprintf(why, size, "%s", zkp_strerror(rc));
+	}
+	free(in);
+	return rc;
+}
+
+/* Verifies every restored result of c waiting for it (lock held, dropped
+ * for each pairing check; c stays loaded meanwhile: the refcount holds
+ * off an unload). */
+static void reverify_restored(struct zkp_engine *e, struct circuit *c)
+{
+	c->refcount++;
+	for (;;) {
+		struct job *j = e->reverify.head;
+		while (j && j->circ != c)
+			j = j->next;
+		if (!j)
+			break;
+		/* Only this thread ends reverify jobs (and the engine is not
+		 * freed before it is joined): j stays valid unlocked. */
+		pthread_mutex_unlock(&e->lock);
+		char why[160] = "";
+		int rc = verify_restored(c, j, why, sizeof(why));
+		pthread_mutex_lock(&e->lock);
+		job_reverified(e, j, rc, why);
+	}
+	c->refcount--;
+}
+
 static void *loader_main(void *arg)
 {
 	struct zkp_engine *e = arg;
@@ -245,8 +297,12 @@ static void *loader_main(void *arg)
 		if (!c)
 			break;
 		c->want_load = false;
-		if (c->loaded)
+		if (c->loaded) {
+			reverify_restored(e, c);
+			unlock_notify(e);
+			pthread_mutex_lock(&e->lock);
 			continue;
+		}
 		c->loading = true;
 		c->load_started = eng_now();
 		zkp_config_circuit cfg = c->cfg;
@@ -314,6 +370,7 @@ static void *loader_main(void *arg)
 				}
 			stage_count_add(e, ZKP_STAGE_LOAD, secs);
 			pthread_cond_broadcast(&e->work_cond);
+			reverify_restored(e, c);
 		} else {
 			fail_waiting_jobs(e, c);
 		}

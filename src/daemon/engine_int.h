@@ -93,6 +93,9 @@ struct job {
 	size_t len;
 	char *path;
 	int fd; /* the file at path, opened at submit; meaningful while path is set */
+	/* Restored from the journal (zkp_engine_restore_result); reverify:
+	 * its proof waits in e->reverify to be verified again. */
+	bool restored, reverify;
 	/* PoRep (engine_porep.c): a sector job (porep_sector, pj set once
 	 * split) or one of its partition jobs (pj set, partition k). The job
 	 * holds a reference on pj until it ends. */
@@ -197,6 +200,7 @@ struct zkp_engine {
 	uint64_t next_id;
 	struct jlist queue[PRIO_LEVELS]; /* by enum zkp_priority */
 	struct jlist running, history;
+	struct jlist reverify; /* restored results waiting to be verified again */
 	struct job **id_tab, **rid_tab;
 	size_t tab_size, n_jobs;
 
@@ -281,6 +285,10 @@ uint32_t job_percent(const struct job *j, double now);
 int circuits_init(struct zkp_engine *e);
 void circuits_release(struct zkp_engine *e);
 struct circuit *circuit_find(struct zkp_engine *e, const char *name);
+/* Ends a restored result's second verification (lock held): DONE when rc is
+ * 0, else FAILED with ZKP_ERR_CHECKSUM and why, its proof dropped. Moves it
+ * from e->reverify to the history and emits its end. */
+void job_reverified(struct zkp_engine *e, struct job *j, int rc, const char *why);
 /* ZKP_ERR_TRUNCATED, naming the file, when the loaded circuit's .pce or
  * mapped key cache was cut short under its mapping (mapguard.h): results
  * computed from it are void until it is unloaded and loaded again; else 0.

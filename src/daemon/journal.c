@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include "journal.h"
@@ -28,6 +29,10 @@
 #include "zkpd/v1/journal.pb-c.h"
 
 #define DIGEST_BYTES 32
+/* The checksum field (journal.proto field 13, length-delimited): tag,
+ * length, SHA-256. */
+#define CHECKSUM_TAG ((13u << 3) | 2u)
+#define CHECKSUM_TRAILER (2 + DIGEST_BYTES)
 #define TMP_MARK ".tmp."
 #define BAD_SUFFIX ".bad"
 /* Writes are staged in chunks of this size; larger appends (a witness) go
@@ -57,6 +62,12 @@ struct zkp_journal {
 	struct jnode **tab;
 	size_t tab_size, n_nodes;
 	struct jnode *pending;
+	/* Restored results the engine verifies again: set aside if one fails. */
+	struct restored {
+		uint64_t job_id;
+		char request_id[ZKP_REQUEST_ID_MAX + 1];
+	} *verifying;
+	size_t n_verifying, cap_verifying;
 	/* Result FIFO: ring[head .. head + n) modulo cap, oldest first. */
 	struct rslot *ring;
 	size_t ring_head, ring_n, ring_cap;
@@ -301,6 +312,7 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 struct fdbuf {
 	ProtobufCBuffer base;
 	int fd;
+	EVP_MD_CTX *md; /* SHA-256 of every byte appended: the checksum field */
 	int error; /* errno of the first failed write */
 	size_t n;
 	uint8_t stage[STAGE_BYTES];
@@ -318,6 +330,10 @@ static void fdbuf_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 	struct fdbuf *f = (struct fdbuf *)b;
 	if (f->error || !len)
 		return;
+	if (f->md && !EVP_DigestUpdate(f->md, data, len)) {
+		f->error = ENOMEM;
+		return;
+	}
 	if (f->n + len <= sizeof(f->stage)) {
 		memcpy(f->stage + f->n, data, len);
 		f->n += len;
@@ -438,7 +454,25 @@ int zkp_journal_write(zkp_journal *j, zkp_journal_record *r, zkp_error *err)
 	memset(fb, 0, offsetof(struct fdbuf, stage));
 	fb->base.append = fdbuf_append;
 	fb->fd = fd;
+	fb->md = EVP_MD_CTX_new();
+	if (!fb->md || !EVP_DigestInit_ex(fb->md, EVP_sha256(), NULL)) {
+		e = ENOMEM;
+		goto fail;
+	}
 	protobuf_c_message_pack_to_buffer(&msg.base, &fb->base);
+	/* The checksum field last: protobuf merges fields appended to a
+	 * message, so the trailer is field 13 of the same entry. */
+	uint8_t trailer[CHECKSUM_TRAILER];
+	unsigned int dn = 0;
+	trailer[0] = CHECKSUM_TAG;
+	trailer[1] = DIGEST_BYTES;
+	if (!EVP_DigestFinal_ex(fb->md, trailer + 2, &dn) || dn != DIGEST_BYTES) {
+		e = ENOMEM;
+		goto fail;
+	}
+	EVP_MD_CTX_free(fb->md);
+	fb->md = NULL;
+	fdbuf_append(&fb->base, sizeof(trailer), trailer);
 	fdbuf_flush(fb);
 	if ((e = fb->error))
 		goto fail;
@@ -487,6 +521,8 @@ out:
 		fsync(j->dirfd);
 	}
 	free(inputs);
+	if (fb)
+		EVP_MD_CTX_free(fb->md);
 	free(fb);
 	return rc;
 }
@@ -737,6 +773,23 @@ const char *zkp_journal_decode(zkp_journal_record *r, const uint8_t *buf, size_t
 		snprintf(why, size, "%zu bytes that do not decode as a zkpd.v1.JournalEntry", len);
 		return why;
 	}
+	/* Files from writers before checksums have none; one that has it
+	 * must have it last, over every byte before it. */
+	if (msg->checksum.len) {
+		uint8_t sum[DIGEST_BYTES];
+		unsigned int dn = 0;
+		bool trailer = msg->checksum.len == DIGEST_BYTES && len >= CHECKSUM_TRAILER &&
+			       buf[len - CHECKSUM_TRAILER] == CHECKSUM_TAG &&
+			       buf[len - CHECKSUM_TRAILER + 1] == DIGEST_BYTES;
+		if (!trailer || !EVP_Digest(buf, len - CHECKSUM_TRAILER, sum, &dn, EVP_sha256(),
+					    NULL) ||
+		    CRYPTO_memcmp(sum, buf + len - DIGEST_BYTES, DIGEST_BYTES) != 0) {
+			zkpd__v1__journal_entry__free_unpacked(msg, NULL);
+			snprintf(why, size, "checksum mismatch: the file's %zu bytes changed after "
+				 "they were written", len);
+			return why;
+		}
+	}
 	const char *bad = record_from_entry(r, msg, d, why, size);
 	zkpd__v1__journal_entry__free_unpacked(msg, NULL);
 	if (bad)
@@ -923,6 +976,7 @@ void zkp_journal_free(zkp_journal *j)
 		close(j->dirfd);
 	free(j->tab);
 	free(j->ring);
+	free(j->verifying);
 	free(j->dir);
 	free(j);
 }
@@ -969,7 +1023,21 @@ static int restore_result(zkp_journal *j, zkp_engine *e, const zkp_journal_recor
 	zkp_error err = { 0 };
 	uint64_t id = 0;
 	info_from_record(&info, r);
-	int rc = zkp_engine_restore_result(e, &info, &id, &err);
+	bool verifying = false;
+	int rc = zkp_engine_restore_result(e, &info, &id, &verifying, &err);
+	if (!rc && verifying) {
+		if (j->n_verifying == j->cap_verifying) {
+			size_t cap = j->cap_verifying ? 2 * j->cap_verifying : 16;
+			struct restored *v = realloc(j->verifying, cap * sizeof(*v));
+			if (!v) /* not watched: a failure is then only logged */
+				return 0;
+			j->verifying = v;
+			j->cap_verifying = cap;
+		}
+		struct restored *v = &j->verifying[j->n_verifying++];
+		v->job_id = id;
+		snprintf(v->request_id, sizeof(v->request_id), "%s", r->request_id);
+	}
 	if (rc == ZKP_ERR_NOT_FOUND || rc == ZKP_ERR_INVAL)
 		zkp_journal_set_aside(j, r->request_id, zkp_error_text(&err, rc));
 	else if (rc)
@@ -1102,6 +1170,17 @@ void zkp_journal_job_event(zkp_journal *j, zkp_engine *e, const zkp_engine_event
 {
 	if (!j || ev->kind != ZKP_EVENT_JOB || !ended_state(ev->state) || !ev->job_id)
 		return;
+	/* A restored result verified again: its file stays as it is, or is
+	 * set aside when its proof did not verify. */
+	for (size_t i = 0; i < j->n_verifying; i++) {
+		if (j->verifying[i].job_id != ev->job_id)
+			continue;
+		if (ev->state != ZKP_JOB_DONE)
+			zkp_journal_set_aside(j, j->verifying[i].request_id,
+					      "its proof does not verify against the circuit's key");
+		j->verifying[i] = j->verifying[--j->n_verifying];
+		return;
+	}
 	struct jnode *n = j->pending;
 	while (n && n->job_id != ev->job_id)
 		n = n->next;

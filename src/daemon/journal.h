@@ -28,8 +28,12 @@
  *    witness and no result, ...), is renamed NAME.job.bad with a WARN line
  *    naming it and the reason, and is never read again.
  *
- * What it does not promise: the entry carries no checksum of its own; the
- * atomic rename keeps torn writes out, not bit rot in the bytes.
+ * Each file ends with a checksum field (SHA-256 of every byte before it):
+ * a file whose bytes changed after they were written is set aside (.bad)
+ * like one that does not decode. Files from writers before checksums have
+ * none. Restored DONE results with public inputs are verified again by the
+ * engine before they are returned (zkp_engine_restore_result); one that
+ * fails is set aside when its end event reaches zkp_journal_job_event.
  *
  * Two layers. Records (zkp_journal_open ... zkp_journal_remove) know
  * nothing of the engine and are what the unit test drives. The engine glue

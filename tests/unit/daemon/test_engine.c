@@ -398,6 +398,78 @@ static void test_one_proof(void **state)
 	stop();
 }
 
+/* Results restored from the journal are verified again before they are
+ * returned: a good one ends DONE with its proof; one whose public input
+ * changed, or whose proof no longer decodes, ends FAILED with
+ * ZKP_ERR_CHECKSUM and no proof; a restored FAILED result needs nothing. */
+static void test_restored_results_verified(void **state)
+{
+	(void)state;
+	zkp_job_info info, r;
+	zkp_error err = { 0 };
+	start(1, 0);
+	wait_loaded("c1");
+	uint64_t id = submit_ok("c1", ZKP_PRIO_NORMAL);
+	wait_end(id, &info);
+	check_proof(&info);
+
+	struct {
+		const char *rid;
+		int tamper; /* 0 none, 1 an input, 2 the proof's encoding */
+		enum zkp_job_state want;
+	} cases[] = { { "good", 0, ZKP_JOB_DONE },
+		      { "input-changed", 1, ZKP_JOB_FAILED },
+		      { "proof-garbled", 2, ZKP_JOB_FAILED } };
+	uint8_t proof[ZKP_GROTH16_PROOF_BYTES];
+	uint8_t *inputs = malloc(info.n_inputs * 32);
+	assert_non_null(inputs);
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		memcpy(proof, info.proof, sizeof(proof));
+		memcpy(inputs, info.inputs, info.n_inputs * 32);
+		if (cases[k].tamper == 1)
+			inputs[0] ^= 1;
+		if (cases[k].tamper == 2)
+			proof[5] ^= 0x40;
+		r = info;
+		snprintf(r.request_id, sizeof(r.request_id), "%s", cases[k].rid);
+		r.proof = proof;
+		r.inputs = inputs;
+		r.proof_json = NULL;
+		uint64_t rid = 0;
+		bool verifying = false;
+		assert_int_equal(zkp_engine_restore_result(t_engine, &r, &rid, &verifying, &err), 0);
+		assert_true(verifying);
+		zkp_job_info got;
+		wait_end(rid, &got);
+		assert_int_equal(got.state, cases[k].want);
+		if (cases[k].want == ZKP_JOB_DONE) {
+			assert_memory_equal(got.proof, info.proof, sizeof(proof));
+		} else {
+			assert_null(got.proof);
+			assert_int_equal(got.error_code, ZKP_ERR_CHECKSUM);
+			assert_non_null(strstr(got.error_message, "does not verify"));
+		}
+		zkp_job_info_release(&got);
+	}
+	/* a FAILED result is history at once */
+	r = info;
+	snprintf(r.request_id, sizeof(r.request_id), "failed-before");
+	r.state = ZKP_JOB_FAILED;
+	r.error_code = ZKP_ERR_UNSATISFIED;
+	r.proof = NULL;
+	r.proof_len = 0;
+	r.inputs = NULL;
+	r.n_inputs = 0;
+	r.proof_json = NULL;
+	uint64_t rid = 0;
+	bool verifying = true;
+	assert_int_equal(zkp_engine_restore_result(t_engine, &r, &rid, &verifying, &err), 0);
+	assert_false(verifying);
+	free(inputs);
+	zkp_job_info_release(&info);
+	stop();
+}
+
 static void test_six_jobs_two_pipelines(void **state)
 {
 	(void)state;
@@ -888,6 +960,7 @@ int main(void)
 	main_thread = pthread_self();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_proof),
+		cmocka_unit_test(test_restored_results_verified),
 		cmocka_unit_test(test_six_jobs_two_pipelines),
 		cmocka_unit_test(test_priority_order),
 		cmocka_unit_test(test_cancel_running),
