@@ -13,6 +13,7 @@ int bench_prove_main(int argc, char **argv);
 int bench_pipeline_main(int argc, char **argv);
 int bench_load_main(int argc, char **argv);
 int bench_porep_main(int argc, char **argv);
+int bench_stall_main(int argc, char **argv);
 
 static const struct {
 	const char *name;
@@ -40,6 +41,9 @@ static const struct {
 	{ "load", bench_load_main,
 	  "load on a running zkpd: --connect ADDR [--connections N] [--status-calls M] "
 	  "[--circuit C --witness W --proofs P --proof-clients K] [--runs R]" },
+	{ "stall", bench_stall_main,
+	  "Health latency on a running zkpd while another client sends a large Submit: "
+	  "--connect ADDR --circuit C [--bytes B] [--runs R] [--interval-ms MS]" },
 };
 
 static void usage(FILE *f)

@@ -24,11 +24,10 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
-#include "journal.h"
+#include "journal_int.h"
 #include "zkpd/log.h"
 #include "zkpd/v1/journal.pb-c.h"
 
-#define DIGEST_BYTES 32
 /* The checksum field (journal.proto field 13, length-delimited): tag,
  * length, SHA-256. */
 #define CHECKSUM_TAG ((13u << 3) | 2u)
@@ -39,45 +38,10 @@
  * to the file directly. */
 #define STAGE_BYTES (64 * 1024)
 
-struct jnode {
-	uint8_t digest[DIGEST_BYTES];
-	uint64_t seq;
-	bool ended;
-	uint64_t job_id;           /* pending: the engine's job, 0 when none */
-	struct jnode *hnext;       /* hash chain */
-	struct jnode *prev, *next; /* pending list */
-};
-
-struct rslot {
-	uint8_t digest[DIGEST_BYTES];
-	uint64_t seq;
-};
-
-struct zkp_journal {
-	char *dir;
-	int dirfd;
-	uint32_t history;
-	uint64_t next_seq;
-	uint64_t tmp_count;
-	struct jnode **tab;
-	size_t tab_size, n_nodes;
-	struct jnode *pending;
-	/* Restored results the engine verifies again: set aside if one fails. */
-	struct restored {
-		uint64_t job_id;
-		char request_id[ZKP_REQUEST_ID_MAX + 1];
-	} *verifying;
-	size_t n_verifying, cap_verifying;
-	/* Result FIFO: ring[head .. head + n) modulo cap, oldest first. */
-	struct rslot *ring;
-	size_t ring_head, ring_n, ring_cap;
-	size_t n_results; /* nodes with ended set */
-};
-
 /* ---- names ---- */
 
 /* 0, or ZKP_ERR_NOMEM when OpenSSL cannot make a digest context. */
-static int digest_of(uint8_t out[DIGEST_BYTES], const char *request_id)
+int journal_digest(uint8_t out[DIGEST_BYTES], const char *request_id)
 {
 	unsigned int n = 0;
 	if (!EVP_Digest(request_id, strlen(request_id), out, &n, EVP_sha256(), NULL) ||
@@ -86,7 +50,7 @@ static int digest_of(uint8_t out[DIGEST_BYTES], const char *request_id)
 	return 0;
 }
 
-static void name_of(char buf[ZKP_JOURNAL_NAME_MAX], const uint8_t digest[DIGEST_BYTES])
+void journal_name(char buf[ZKP_JOURNAL_NAME_MAX], const uint8_t digest[DIGEST_BYTES])
 {
 	static const char hex[] = "0123456789abcdef";
 	for (int i = 0; i < DIGEST_BYTES; i++) {
@@ -99,9 +63,9 @@ static void name_of(char buf[ZKP_JOURNAL_NAME_MAX], const uint8_t digest[DIGEST_
 int zkp_journal_file_name(char buf[ZKP_JOURNAL_NAME_MAX], const char *request_id)
 {
 	uint8_t d[DIGEST_BYTES];
-	int rc = digest_of(d, request_id);
+	int rc = journal_digest(d, request_id);
 	if (!rc)
-		name_of(buf, d);
+		journal_name(buf, d);
 	return rc;
 }
 
@@ -152,7 +116,7 @@ static size_t hash_digest(const uint8_t d[DIGEST_BYTES], size_t size)
 	return (size_t)h & (size - 1);
 }
 
-static struct jnode *node_find(const zkp_journal *j, const uint8_t d[DIGEST_BYTES])
+struct jnode *journal_node_find(const zkp_journal *j, const uint8_t d[DIGEST_BYTES])
 {
 	for (struct jnode *n = j->tab[hash_digest(d, j->tab_size)]; n; n = n->hnext)
 		if (!memcmp(n->digest, d, DIGEST_BYTES))
@@ -192,7 +156,7 @@ static void pending_unlink(zkp_journal *j, struct jnode *n)
 	n->prev = n->next = NULL;
 }
 
-static void node_drop(zkp_journal *j, struct jnode *n)
+void journal_node_drop(zkp_journal *j, struct jnode *n)
 {
 	struct jnode **p = &j->tab[hash_digest(n->digest, j->tab_size)];
 	while (*p != n)
@@ -230,7 +194,7 @@ static int ring_push(zkp_journal *j, const uint8_t d[DIGEST_BYTES], uint64_t seq
 /* Records that the file of d now holds (seq, ended). */
 static int node_set(zkp_journal *j, const uint8_t d[DIGEST_BYTES], uint64_t seq, bool ended)
 {
-	struct jnode *n = node_find(j, d);
+	struct jnode *n = journal_node_find(j, d);
 	if (!n) {
 		if (tab_grow(j) || !(n = calloc(1, sizeof(*n))))
 			return ZKP_ERR_NOMEM;
@@ -269,15 +233,15 @@ static size_t trim(zkp_journal *j)
 		struct rslot s = j->ring[j->ring_head];
 		j->ring_head = (j->ring_head + 1) % j->ring_cap;
 		j->ring_n--;
-		struct jnode *n = node_find(j, s.digest);
+		struct jnode *n = journal_node_find(j, s.digest);
 		if (!n || !n->ended || n->seq != s.seq)
 			continue; /* stale: the file was rewritten since */
 		char name[ZKP_JOURNAL_NAME_MAX];
-		name_of(name, s.digest);
+		journal_name(name, s.digest);
 		if (unlinkat(j->dirfd, name, 0) && errno != ENOENT)
 			zkp_log(ZKP_LOG_WARN, "journal %s/%s: cannot remove an old result: %s",
 				j->dir, name, strerror(errno));
-		node_drop(j, n);
+		journal_node_drop(j, n);
 		removed++;
 	}
 	return removed;
@@ -285,7 +249,7 @@ static size_t trim(zkp_journal *j)
 
 /* ---- files ---- */
 
-static void sync_dir(const zkp_journal *j)
+void journal_sync_dir(const zkp_journal *j)
 {
 	if (fsync(j->dirfd))
 		zkp_log(ZKP_LOG_WARN, "journal %s: fsync of the directory: %s", j->dir,
@@ -419,27 +383,20 @@ static int entry_from_record(Zkpd__V1__JournalEntry *msg, Zkpd__V1__JournalResul
 	return 0;
 }
 
-int zkp_journal_write(zkp_journal *j, zkp_journal_record *r, zkp_error *err)
+int journal_write_file(const zkp_journal *j, const zkp_journal_record *r, const char *name,
+		       uint64_t tmp_no, bool *lost, zkp_error *err)
 {
 	Zkpd__V1__JournalEntry msg = ZKPD__V1__JOURNAL_ENTRY__INIT;
 	Zkpd__V1__JournalResult res = ZKPD__V1__JOURNAL_RESULT__INIT;
 	ProtobufCBinaryData *inputs = NULL;
 	struct fdbuf *fb = NULL;
-	uint8_t d[DIGEST_BYTES];
-	char name[ZKP_JOURNAL_NAME_MAX], tmp[ZKP_JOURNAL_NAME_MAX + 48];
+	char tmp[ZKP_JOURNAL_NAME_MAX + 48];
 	const char *step = "open";
 	int fd = -1, rc = 0, e = 0;
 	bool renamed = false;
 
-	if (!r->request_id[0])
-		return zkp_error_set(err, ZKP_ERR_INVAL, "journal: a job without a request_id");
-	if (digest_of(d, r->request_id))
-		return zkp_error_set(err, ZKP_ERR_NOMEM, "journal %s: cannot hash request_id \"%s\"",
-				     j->dir, r->request_id);
-	name_of(name, d);
-	snprintf(tmp, sizeof(tmp), "%s" TMP_MARK "%ld.%" PRIu64, name, (long)getpid(),
-		 j->tmp_count++);
-	r->seq = j->next_seq++;
+	*lost = false;
+	snprintf(tmp, sizeof(tmp), "%s" TMP_MARK "%ld.%" PRIu64, name, (long)getpid(), tmp_no);
 	fb = malloc(sizeof(*fb));
 	if (!fb || entry_from_record(&msg, &res, &inputs, r)) {
 		rc = zkp_error_set(err, ZKP_ERR_NOMEM, "journal %s/%s: out of memory", j->dir, name);
@@ -492,12 +449,6 @@ int zkp_journal_write(zkp_journal *j, zkp_journal_record *r, zkp_error *err)
 		goto fail;
 	}
 	renamed = true;
-	if (node_set(j, d, r->seq, r->ended)) {
-		rc = zkp_error_set(err, ZKP_ERR_NOMEM, "journal %s/%s: out of memory", j->dir, name);
-		goto out;
-	}
-	if (r->ended)
-		trim(j);
 	step = "fsync of the directory";
 	if (fsync(j->dirfd)) {
 		e = errno;
@@ -513,12 +464,11 @@ out:
 	if (rc && !renamed)
 		unlinkat(j->dirfd, tmp, 0);
 	if (rc && renamed) {
-		/* In place but not known to be durable: not to be relied on. */
-		struct jnode *n = node_find(j, d);
+		/* In place but not known to be durable: not to be relied on
+		 * (and what it replaced is gone). */
 		unlinkat(j->dirfd, name, 0);
-		if (n)
-			node_drop(j, n);
 		fsync(j->dirfd);
+		*lost = true;
 	}
 	free(inputs);
 	if (fb)
@@ -527,26 +477,75 @@ out:
 	return rc;
 }
 
+int journal_prepare(zkp_journal *j, zkp_journal_record *r, char name[ZKP_JOURNAL_NAME_MAX],
+		    uint64_t *tmp_no, zkp_error *err)
+{
+	uint8_t d[DIGEST_BYTES];
+	if (!r->request_id[0])
+		return zkp_error_set(err, ZKP_ERR_INVAL, "journal: a job without a request_id");
+	if (journal_digest(d, r->request_id))
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "journal %s: cannot hash request_id \"%s\"",
+				     j->dir, r->request_id);
+	journal_name(name, d);
+	*tmp_no = j->tmp_count++;
+	r->seq = j->next_seq++;
+	return 0;
+}
+
+int journal_written(zkp_journal *j, const zkp_journal_record *r, int rc, bool lost,
+		    zkp_error *err)
+{
+	uint8_t d[DIGEST_BYTES];
+	if (journal_digest(d, r->request_id))
+		return rc ? rc : zkp_error_set(err, ZKP_ERR_NOMEM, "journal %s: out of memory", j->dir);
+	struct jnode *n = journal_node_find(j, d);
+	if (rc) {
+		if (lost && n)
+			journal_node_drop(j, n);
+		return rc;
+	}
+	if (node_set(j, d, r->seq, r->ended)) {
+		char name[ZKP_JOURNAL_NAME_MAX];
+		journal_name(name, d);
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "journal %s/%s: out of memory", j->dir, name);
+	}
+	if (r->ended && trim(j))
+		journal_sync_dir(j);
+	return 0;
+}
+
+int zkp_journal_write(zkp_journal *j, zkp_journal_record *r, zkp_error *err)
+{
+	char name[ZKP_JOURNAL_NAME_MAX];
+	uint64_t tmp_no;
+	bool lost = false;
+	int rc = journal_prepare(j, r, name, &tmp_no, err);
+	if (rc)
+		return rc;
+	rc = journal_write_file(j, r, name, tmp_no, &lost, err);
+	return journal_written(j, r, rc, lost, err);
+}
+
 void zkp_journal_remove(zkp_journal *j, const char *request_id)
 {
 	uint8_t d[DIGEST_BYTES];
 	char name[ZKP_JOURNAL_NAME_MAX];
-	if (digest_of(d, request_id)) {
+	if (journal_digest(d, request_id)) {
 		zkp_log(ZKP_LOG_WARN, "journal %s: cannot hash request_id \"%s\" to remove its "
 			"file", j->dir, request_id);
 		return;
 	}
-	name_of(name, d);
-	struct jnode *n = node_find(j, d);
+	journal_name(name, d);
+	struct jnode *n = journal_node_find(j, d);
 	if (n)
-		node_drop(j, n);
+		journal_node_drop(j, n);
 	if (unlinkat(j->dirfd, name, 0)) {
 		if (errno != ENOENT)
 			zkp_log(ZKP_LOG_WARN, "journal %s/%s: cannot remove: %s", j->dir, name,
 				strerror(errno));
 		return;
 	}
-	sync_dir(j);
+	journal_sync_dir(j);
 }
 
 static void set_aside_name(zkp_journal *j, const char *name, const char *why)
@@ -565,17 +564,17 @@ void zkp_journal_set_aside(zkp_journal *j, const char *request_id, const char *w
 {
 	uint8_t d[DIGEST_BYTES];
 	char name[ZKP_JOURNAL_NAME_MAX];
-	if (digest_of(d, request_id)) {
+	if (journal_digest(d, request_id)) {
 		zkp_log(ZKP_LOG_WARN, "journal %s: request_id \"%s\": %s (cannot hash it to set "
 			"its file aside)", j->dir, request_id, why);
 		return;
 	}
-	name_of(name, d);
-	struct jnode *n = node_find(j, d);
+	journal_name(name, d);
+	struct jnode *n = journal_node_find(j, d);
 	if (n)
-		node_drop(j, n);
+		journal_node_drop(j, n);
 	set_aside_name(j, name, why);
-	sync_dir(j);
+	journal_sync_dir(j);
 }
 
 /* ---- reading ---- */
@@ -654,7 +653,7 @@ static const char *record_from_entry(zkp_journal_record *r, Zkpd__V1__JournalEnt
 	}
 	if (!msg->request_id || !*msg->request_id || strlen(msg->request_id) > ZKP_REQUEST_ID_MAX)
 		return "no request_id, or one longer than 128 bytes";
-	if (digest_of(rd, msg->request_id))
+	if (journal_digest(rd, msg->request_id))
 		return "out of memory reading it";
 	if (memcmp(rd, d, DIGEST_BYTES))
 		return "the file name is not the SHA-256 of the entry's request_id";
@@ -866,7 +865,7 @@ int zkp_journal_load(zkp_journal *j, zkp_journal_record **ret, size_t *n, zkp_er
 		qsort(recs, n_recs, sizeof(*recs), by_seq);
 	for (size_t i = 0; i < n_recs; i++) {
 		uint8_t d[DIGEST_BYTES];
-		if (digest_of(d, recs[i].request_id) || node_set(j, d, recs[i].seq, recs[i].ended)) {
+		if (journal_digest(d, recs[i].request_id) || node_set(j, d, recs[i].seq, recs[i].ended)) {
 			rc = zkp_error_set(err, ZKP_ERR_NOMEM, "journal %s: out of memory", j->dir);
 			goto out;
 		}
@@ -880,7 +879,7 @@ int zkp_journal_load(zkp_journal *j, zkp_journal_record **ret, size_t *n, zkp_er
 		for (size_t i = 0; i < n_recs; i++) {
 			uint8_t d[DIGEST_BYTES];
 			/* hashed once already above */
-			if (!digest_of(d, recs[i].request_id) && node_find(j, d))
+			if (!journal_digest(d, recs[i].request_id) && journal_node_find(j, d))
 				recs[k++] = recs[i];
 			else
 				zkp_journal_record_release(&recs[i]);
@@ -895,7 +894,7 @@ out:
 	if (dir)
 		closedir(dir);
 	if (changed)
-		sync_dir(j);
+		journal_sync_dir(j);
 	for (size_t i = 0; i < n_recs; i++)
 		zkp_journal_record_release(&recs[i]);
 	free(recs);
@@ -923,7 +922,7 @@ static void remove_temporaries(zkp_journal *j)
 	if (removed) {
 		zkp_log(ZKP_LOG_INFO, "journal %s: removed %zu unfinished temporary file(s)", j->dir,
 			removed);
-		sync_dir(j);
+		journal_sync_dir(j);
 	}
 }
 
@@ -935,6 +934,8 @@ int zkp_journal_open(zkp_journal **ret, const char *dir, uint32_t history, zkp_e
 	if (!j)
 		return zkp_error_set(err, ZKP_ERR_NOMEM, "journal %s: out of memory", dir);
 	j->dirfd = -1;
+	pthread_mutex_init(&j->wlock, NULL);
+	pthread_cond_init(&j->wcond, NULL);
 	j->history = history;
 	j->next_seq = 1;
 	j->tab_size = 64;
@@ -967,6 +968,9 @@ void zkp_journal_free(zkp_journal *j)
 {
 	if (!j)
 		return;
+	journal_writer_stop(j);
+	pthread_mutex_destroy(&j->wlock);
+	pthread_cond_destroy(&j->wcond);
 	for (size_t i = 0; i < j->tab_size; i++)
 		for (struct jnode *n = j->tab[i], *next; n; n = next) {
 			next = n->hnext;
@@ -983,15 +987,15 @@ void zkp_journal_free(zkp_journal *j)
 
 /* ---- engine glue ---- */
 
-static bool ended_state(enum zkp_job_state s)
+bool journal_ended_state(enum zkp_job_state s)
 {
 	return s == ZKP_JOB_DONE || s == ZKP_JOB_FAILED || s == ZKP_JOB_CANCELLED;
 }
 
-static void bind_job(zkp_journal *j, const char *request_id, uint64_t job_id)
+void journal_bind_job(zkp_journal *j, const char *request_id, uint64_t job_id)
 {
 	uint8_t d[DIGEST_BYTES];
-	struct jnode *n = digest_of(d, request_id) ? NULL : node_find(j, d);
+	struct jnode *n = journal_digest(d, request_id) ? NULL : journal_node_find(j, d);
 	if (n && !n->ended)
 		n->job_id = job_id;
 }
@@ -1082,7 +1086,7 @@ int zkp_journal_restore(zkp_journal *j, zkp_engine *e, zkp_error *err)
 		r->data = NULL; /* the engine's from here on */
 		int src = zkp_engine_submit(e, &spec, &id, &attached, &serr);
 		if (!src) {
-			bind_job(j, r->request_id, id);
+			journal_bind_job(j, r->request_id, id);
 			resubmitted++;
 			continue;
 		}
@@ -1118,112 +1122,4 @@ int zkp_journal_restore(zkp_journal *j, zkp_engine *e, zkp_error *err)
 		zkp_journal_record_release(&recs[i]);
 	free(recs);
 	return 0;
-}
-
-int zkp_journal_submit(zkp_journal *j, zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id,
-		       bool *attached, zkp_error *err)
-{
-	const char *rid = spec->request_id;
-	uint64_t known = 0;
-	/* Not journaled: no journal, no request_id, a Submit the engine will
-	 * refuse on its face, or one that attaches to a known job. */
-	if (!j || !rid || !*rid || strlen(rid) > ZKP_REQUEST_ID_MAX || !spec->circuit ||
-	    strlen(spec->circuit) >= ZKP_CONFIG_NAME_MAX ||
-	    zkp_engine_find_request(e, rid, &known) == 0)
-		return zkp_engine_submit(e, spec, job_id, attached, err);
-
-	zkp_journal_record r;
-	memset(&r, 0, sizeof(r));
-	snprintf(r.request_id, sizeof(r.request_id), "%s", rid);
-	snprintf(r.circuit, sizeof(r.circuit), "%s", spec->circuit);
-	r.priority = spec->priority;
-	r.want_json = spec->want_json;
-	r.witness_kind = spec->witness_kind;
-	r.data = spec->data; /* borrowed until the engine takes it */
-	r.len = spec->len;
-	r.path = (char *)spec->path;
-	int rc = zkp_journal_write(j, &r, err);
-	if (rc) {
-		if (err) {
-			char msg[sizeof(err->msg)];
-			snprintf(msg, sizeof(msg), "%s", err->msg);
-			zkp_error_set(err, rc, "the job cannot be journaled: %s", msg);
-		}
-		free(spec->data);
-		spec->data = NULL;
-		*attached = false;
-		*job_id = 0;
-		return rc;
-	}
-	rc = zkp_engine_submit(e, spec, job_id, attached, err);
-	if (rc)
-		zkp_journal_remove(j, rid);
-	else
-		/* attached cannot be true: only this thread submits, and no job
-		 * had the request_id a moment ago. */
-		bind_job(j, rid, *job_id);
-	return rc;
-}
-
-void zkp_journal_job_event(zkp_journal *j, zkp_engine *e, const zkp_engine_event *ev,
-			   bool shutting_down)
-{
-	if (!j || ev->kind != ZKP_EVENT_JOB || !ended_state(ev->state) || !ev->job_id)
-		return;
-	/* A restored result verified again: its file stays as it is, or is
-	 * set aside when its proof did not verify. */
-	for (size_t i = 0; i < j->n_verifying; i++) {
-		if (j->verifying[i].job_id != ev->job_id)
-			continue;
-		if (ev->state != ZKP_JOB_DONE)
-			zkp_journal_set_aside(j, j->verifying[i].request_id,
-					      "its proof does not verify against the circuit's key");
-		j->verifying[i] = j->verifying[--j->n_verifying];
-		return;
-	}
-	struct jnode *n = j->pending;
-	while (n && n->job_id != ev->job_id)
-		n = n->next;
-	if (!n)
-		return;
-	char name[ZKP_JOURNAL_NAME_MAX];
-	name_of(name, n->digest);
-	if (ev->state == ZKP_JOB_CANCELLED && shutting_down) {
-		/* Cancelled by the shutdown, not by a client: it runs again
-		 * after the restart. */
-		n->job_id = 0;
-		return;
-	}
-	zkp_job_info info;
-	if (zkp_engine_job_info(e, ev->job_id, &info)) {
-		/* Already forgotten (server.job_history = 0): no result to keep. */
-		node_drop(j, n);
-		if (!unlinkat(j->dirfd, name, 0))
-			sync_dir(j);
-		return;
-	}
-	zkp_journal_record r;
-	memset(&r, 0, sizeof(r));
-	snprintf(r.request_id, sizeof(r.request_id), "%s", info.request_id);
-	snprintf(r.circuit, sizeof(r.circuit), "%s", info.circuit);
-	r.priority = info.priority;
-	r.want_json = info.proof_json != NULL;
-	r.ended = true;
-	r.state = info.state;
-	r.error_code = info.error_code;
-	memcpy(r.error_message, info.error_message, sizeof(r.error_message));
-	r.proof = info.proof;
-	r.proof_len = info.proof_len;
-	r.partitions = info.partitions;
-	r.proof_json = info.proof_json;
-	r.inputs = info.inputs;
-	r.n_inputs = info.n_inputs;
-	r.queue_seconds = info.queue_seconds;
-	r.total_seconds = info.total_seconds;
-	zkp_error err = { 0 };
-	int rc = zkp_journal_write(j, &r, &err);
-	if (rc)
-		zkp_log(ZKP_LOG_WARN, "job %" PRIu64 " (request_id \"%s\"): result not journaled: %s",
-			ev->job_id, info.request_id, zkp_error_text(&err, rc));
-	zkp_job_info_release(&info);
 }

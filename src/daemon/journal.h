@@ -40,11 +40,13 @@
  * (zkp_journal_restore, zkp_journal_submit, zkp_journal_job_event) is what
  * the server calls.
  *
- * Threads: a zkp_journal is used by one thread at a time (the server's loop
- * thread). Cost: a journaled Submit writes its witness (bytes, or only a
- * path) and waits for two fsyncs before it is answered; a job's end writes
- * its result (a few hundred bytes) and fsyncs twice; neither takes an
- * engine lock while it writes.
+ * Threads: a zkp_journal belongs to the server's loop thread, except the
+ * file writes of Submits and results, which its writer thread does
+ * (zkp_journal_start). Cost: a journaled Submit writes its witness (bytes,
+ * or only a path) and waits for two fsyncs before it is answered, but the
+ * loop serves other connections meanwhile; a job's end writes its result
+ * (a few hundred bytes) and fsyncs twice before its clients hear of it;
+ * neither takes an engine lock while it writes.
  */
 #ifndef ZKPD_DAEMON_JOURNAL_H
 #define ZKPD_DAEMON_JOURNAL_H
@@ -147,23 +149,68 @@ void zkp_journal_set_aside(zkp_journal *j, const char *request_id, const char *w
  * with the counts. Errors: zkp_journal_load's. */
 int zkp_journal_restore(zkp_journal *j, zkp_engine *e, zkp_error *err);
 
+/* The writer thread. zkp_journal_start starts it: from then on the
+ * entries of Submits and the result records of ended jobs are written and
+ * fsync'd there, never on the loop thread, so other connections are served
+ * while a large witness goes to disk. wake is called on the writer thread
+ * when finished work waits (the server wakes its loop, which calls
+ * zkp_journal_poll); deliver gets, on the loop thread, each job event that
+ * zkp_journal_job_event held back until its result was on disk. Errors:
+ * ZKP_ERR_NOMEM (no thread). Without it (the unit tests), the same work is
+ * done at once on the caller's thread and still completed by poll. */
+typedef void (*zkp_journal_wake_fn)(void *arg);
+typedef void (*zkp_journal_deliver_fn)(void *arg, const zkp_engine_event *ev);
+int zkp_journal_start(zkp_journal *j, zkp_journal_wake_fn wake, zkp_journal_deliver_fn deliver,
+		      void *arg, zkp_error *err);
+
+/* A Submit's outcome: rc 0 with the job id and whether it attached to a
+ * job that had the request_id already, or the error (err). owner and
+ * cookie are the caller's (a session and its call id). */
+typedef void (*zkp_journal_submit_fn)(void *owner, uint64_t cookie, int rc, uint64_t job_id,
+				      bool attached, const zkp_error *err);
+
+#define ZKP_JOURNAL_PENDING 1
+
 /* zkp_engine_submit, with the job journaled first when j is not NULL, the
  * spec has a request_id and no job with that request_id is known (a Submit
- * that attaches writes nothing). When the entry cannot be written the
- * Submit is refused with ZKP_ERR_IO naming the file and the errno text; when
- * the engine refuses the job the entry is removed again. */
-int zkp_journal_submit(zkp_journal *j, zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id,
+ * that attaches writes nothing). Returns 0 when it was handled at once
+ * (*job_id and *attached set; not journaled, or attached), an error (err
+ * set; the spec's data freed), or ZKP_JOURNAL_PENDING: the entry is being
+ * written (the journal owns the data and copies the strings) and done(owner,
+ * cookie, ...) is called from zkp_journal_poll once the entry is durable and
+ * the job submitted: with ZKP_ERR_IO naming the file and the errno text when
+ * it could not be written, with the engine's error (the entry removed again)
+ * when the engine refuses the job. A second Submit of the same request_id
+ * while the first one's entry is being written waits for it and attaches. */
+int zkp_journal_submit(zkp_journal *j, zkp_engine *e, zkp_job_spec *spec,
+		       zkp_journal_submit_fn done, void *owner, uint64_t cookie, uint64_t *job_id,
 		       bool *attached, zkp_error *err);
 
 /* An engine event, seen by the server. When a journaled job ended, its
  * entry is replaced by its result record (or removed when the engine has
- * already forgotten the job: server.job_history = 0). A job CANCELLED while
+ * already forgotten the job: server.job_history = 0); the event is then
+ * held (returns true) and handed to deliver once the record is durable, so
+ * no client is told of a result that is not on disk. A job CANCELLED while
  * shutting_down (by the shutdown, or by a Cancel that came during it: the
  * two look alike here) keeps its pending entry: it runs again after the
- * restart.
- * A result that cannot be written is logged (WARN); the pending entry then
- * stays, and the job runs again after a restart. NULL j is a no-op. */
-void zkp_journal_job_event(zkp_journal *j, zkp_engine *e, const zkp_engine_event *ev,
+ * restart. A result that cannot be written is logged (WARN); the pending
+ * entry then stays, and the job runs again after a restart. A restored
+ * result that failed its second verification has its file set aside.
+ * Returns false when the caller delivers the event itself. NULL j: false. */
+bool zkp_journal_job_event(zkp_journal *j, zkp_engine *e, const zkp_engine_event *ev,
 			   bool shutting_down);
+
+/* Completes the writer's finished work, in the order it was handed over:
+ * Submits (engine submit, done called) and results (deliver called). Loop
+ * thread. NULL j is a no-op. */
+void zkp_journal_poll(zkp_journal *j, zkp_engine *e);
+
+/* The owner (a session whose connection closed) is no longer called back;
+ * its Submits still complete. */
+void zkp_journal_forget(zkp_journal *j, const void *owner);
+
+/* Whether no work is queued or unpolled (the server finishes a drain only
+ * then). NULL j: true. */
+bool zkp_journal_idle(const zkp_journal *j);
 
 #endif

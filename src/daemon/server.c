@@ -791,20 +791,37 @@ static void engine_notify(void *arg)
 
 static void finish(zkp_server *s);
 
+static void deliver(void *arg, const zkp_engine_event *ev)
+{
+	zkp_server *s = arg;
+	for (conn *c = s->conns, *next; c; c = next) {
+		next = c->next;
+		zkp_session_event(c->session, ev);
+	}
+}
+
+/* The journal's writer thread has finished work. */
+static void journal_wake(void *arg)
+{
+	zkp_server *s = arg;
+	uv_async_send(&s->wake);
+}
+
 static void drain_events(zkp_server *s)
 {
 	size_t n;
+	zkp_journal_poll(s->journal, s->engine);
 	while ((n = zkp_engine_poll(s->engine, s->events, EVENTS_PER_POLL)) > 0) {
 		for (size_t i = 0; i < n; i++) {
-			/* A result reaches the journal before any client sees it. */
-			zkp_journal_job_event(s->journal, s->engine, &s->events[i], s->draining);
-			for (conn *c = s->conns, *next; c; c = next) {
-				next = c->next;
-				zkp_session_event(c->session, &s->events[i]);
-			}
+			/* A result reaches the journal's disk before any client
+			 * sees it: the journal holds the event until then. */
+			if (!zkp_journal_job_event(s->journal, s->engine, &s->events[i],
+						   s->draining))
+				deliver(s, &s->events[i]);
 		}
 	}
-	if (s->draining && !s->finishing && zkp_engine_running(s->engine) == 0)
+	if (s->draining && !s->finishing && zkp_engine_running(s->engine) == 0 &&
+	    zkp_journal_idle(s->journal))
 		finish(s);
 }
 
@@ -993,6 +1010,8 @@ int zkp_server_new(zkp_server **ret, const zkp_config *cfg, zkp_error *err)
 		rc = zkp_journal_open(&s->journal, cfg->journal_dir, cfg->job_history, err);
 		if (!rc)
 			rc = zkp_journal_restore(s->journal, s->engine, err);
+		if (!rc)
+			rc = zkp_journal_start(s->journal, journal_wake, deliver, s, err);
 		if (rc)
 			goto fail;
 		s->ctx.journal = s->journal;

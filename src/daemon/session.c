@@ -42,6 +42,14 @@ struct zkp_session {
 	size_t n_awaits, cap_awaits;
 	load_call *loads;
 	size_t n_loads, cap_loads;
+	/* Submits and Proves whose journal entry is being written: answered
+	 * (or, for a Prove, turned into an await) from the journal's callback. */
+	struct pending_submit {
+		uint64_t call_id;
+		bool prove;
+		uint32_t timeout_ms;
+	} *submits;
+	size_t n_submits, cap_submits;
 	bool authenticated;
 };
 
@@ -67,6 +75,8 @@ void zkp_session_free(zkp_session *s)
 {
 	if (!s)
 		return;
+	zkp_journal_forget(s->ctx->journal, s);
+	free(s->submits);
 	free(s->awaits);
 	free(s->loads);
 	free(s);
@@ -79,7 +89,7 @@ bool zkp_session_authenticated(const zkp_session *s)
 
 bool zkp_session_busy(const zkp_session *s)
 {
-	return s->n_awaits || s->n_loads;
+	return s->n_awaits || s->n_loads || s->n_submits;
 }
 
 /* ---- sending ---- */
@@ -258,8 +268,37 @@ static void start_await(zkp_session *s, uint64_t call_id, uint64_t job_id, uint3
 
 /* ---- calls ---- */
 
+static void submit_answer(zkp_session *s, uint64_t call_id, uint64_t job_id, bool attached);
+
+/* The journal's word on a Submit or Prove whose entry it was writing. */
+static void submitted(void *owner, uint64_t cookie, int rc, uint64_t job_id, bool attached,
+		      const zkp_error *err)
+{
+	zkp_session *s = owner;
+	size_t i = 0;
+	while (i < s->n_submits && s->submits[i].call_id != cookie)
+		i++;
+	if (i == s->n_submits)
+		return;
+	struct pending_submit p = s->submits[i];
+	s->submits[i] = s->submits[--s->n_submits];
+	if (rc) {
+		send_error(s, p.call_id, rc, zkp_error_text(err, rc));
+		return;
+	}
+	if (p.prove)
+		start_await(s, p.call_id, job_id, p.timeout_ms);
+	else
+		submit_answer(s, p.call_id, job_id, attached);
+}
+
+/* Returns a negative error (answered), 0 or 1 (submitted; 1: attached), or
+ * ZKP_JOURNAL_PENDING + 1: the journal is writing its entry and answers
+ * through submitted(). */
+#define SUBMIT_PENDING (ZKP_JOURNAL_PENDING + 1)
+
 static int submit(zkp_session *s, uint64_t call_id, Zkpd__V1__SubmitRequest *req,
-		  uint64_t *job_id)
+		  uint64_t *job_id, bool prove, uint32_t timeout_ms)
 {
 	zkp_job_spec spec;
 	zkp_error err = { 0 };
@@ -306,8 +345,24 @@ static int submit(zkp_session *s, uint64_t call_id, Zkpd__V1__SubmitRequest *req
 		spec.path = w->path;
 		break;
 	}
-	int rc = zkp_journal_submit(s->ctx->journal, s->ctx->engine, &spec, job_id, &attached,
-				    &err);
+	if (s->ctx->journal && s->n_submits == s->cap_submits) {
+		size_t cap = s->cap_submits ? 2 * s->cap_submits : 4;
+		struct pending_submit *p = realloc(s->submits, cap * sizeof(*p));
+		if (!p) {
+			free(spec.data);
+			send_error(s, call_id, ZKP_ERR_NOMEM, "no memory for the call");
+			return ZKP_ERR_NOMEM;
+		}
+		s->submits = p;
+		s->cap_submits = cap;
+	}
+	int rc = zkp_journal_submit(s->ctx->journal, s->ctx->engine, &spec, submitted, s, call_id,
+				    job_id, &attached, &err);
+	if (rc == ZKP_JOURNAL_PENDING) {
+		s->submits[s->n_submits++] =
+			(struct pending_submit){ call_id, prove, timeout_ms };
+		return SUBMIT_PENDING;
+	}
 	if (rc) {
 		send_error(s, call_id, rc, zkp_error_text(&err, rc));
 		return rc;
@@ -321,14 +376,18 @@ static int submit(zkp_session *s, uint64_t call_id, Zkpd__V1__SubmitRequest *req
 static void call_submit(zkp_session *s, uint64_t call_id, Zkpd__V1__SubmitRequest *req)
 {
 	uint64_t job_id = 0;
-	int rc = submit(s, call_id, req, &job_id);
-	if (rc < 0)
-		return;
+	int rc = submit(s, call_id, req, &job_id, false, 0);
+	if (rc >= 0 && rc != SUBMIT_PENDING)
+		submit_answer(s, call_id, job_id, rc == 1);
+}
+
+static void submit_answer(zkp_session *s, uint64_t call_id, uint64_t job_id, bool attached)
+{
 	zkp_job_info info;
 	Zkpd__V1__Response r = ZKPD__V1__RESPONSE__INIT;
 	Zkpd__V1__SubmitResponse sr = ZKPD__V1__SUBMIT_RESPONSE__INIT;
 	sr.job_id = job_id;
-	sr.attached = rc == 1;
+	sr.attached = attached;
 	sr.state = ZKPD__V1__JOB_STATE__JOB_STATE_QUEUED;
 	if (!zkp_engine_job_info(s->ctx->engine, job_id, &info)) {
 		sr.state = (Zkpd__V1__JobState)info.state;
@@ -480,6 +539,9 @@ static bool call_open(const zkp_session *s, uint64_t call_id)
 	for (size_t i = 0; i < s->n_loads; i++)
 		if (s->loads[i].call_id == call_id)
 			return true;
+	for (size_t i = 0; i < s->n_submits; i++)
+		if (s->submits[i].call_id == call_id)
+			return true;
 	return false;
 }
 
@@ -552,7 +614,9 @@ static void dispatch(zkp_session *s, uint64_t call_id, Zkpd__V1__Request *req)
 			send_error(s, call_id, ZKP_ERR_INVAL, "prove: no submit request");
 			break;
 		}
-		if (submit(s, call_id, req->prove->submit, &job_id) >= 0)
+		int rc = submit(s, call_id, req->prove->submit, &job_id, true,
+				req->prove->timeout_ms);
+		if (rc >= 0 && rc != SUBMIT_PENDING)
 			start_await(s, call_id, job_id, req->prove->timeout_ms);
 		break;
 	}

@@ -26,7 +26,7 @@ expect 0 "zkpctl --version" "$zkpctl" --version
 check "zkpctl --version names zkpctl" "$(said)" has '^zkpctl [0-9]' out.txt
 expect 0 "zkp --version" "$zkp" --version
 check "zkp --version names zkp" "$(said)" has '^zkp [0-9]' out.txt
-for c in field ntt msm spmv prove pipeline porep load; do
+for c in field ntt msm spmv prove pipeline porep load stall; do
 	expect 0 "zkpd-bench $c --help" "$build/bench/zkpd-bench" "$c" --help
 	check "zkpd-bench $c --help gives its usage" "$(said)" has "^usage: zkpd-bench $c" out.txt
 done

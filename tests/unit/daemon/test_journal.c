@@ -595,18 +595,26 @@ static zkp_engine *glue_engine(void)
 	return e;
 }
 
-/* Polls events into the journal until job_id ended (at most 60 s). */
+/* Polls events into the journal until job_id ended and its result is
+ * written (at most 60 s). */
 static void pump_until_ended(zkp_journal *j, zkp_engine *e, uint64_t job_id)
 {
 	zkp_engine_event ev[16];
 	for (int i = 0; i < 6000; i++) {
+		zkp_journal_poll(j, e);
 		size_t n = zkp_engine_poll(e, ev, 16);
 		for (size_t k = 0; k < n; k++) {
 			zkp_journal_job_event(j, e, &ev[k], false);
 			if (ev[k].kind == ZKP_EVENT_JOB && ev[k].job_id == job_id &&
 			    (ev[k].state == ZKP_JOB_DONE || ev[k].state == ZKP_JOB_FAILED ||
-			     ev[k].state == ZKP_JOB_CANCELLED))
+			     ev[k].state == ZKP_JOB_CANCELLED)) {
+				for (int w = 0; w < 6000 && !zkp_journal_idle(j); w++) {
+					zkp_journal_poll(j, e);
+					struct timespec ts = { 0, 1000 * 1000 };
+					nanosleep(&ts, NULL);
+				}
 				return;
+			}
 		}
 		if (!n) {
 			struct timespec ts = { 0, 10 * 1000 * 1000 };
@@ -614,6 +622,46 @@ static void pump_until_ended(zkp_journal *j, zkp_engine *e, uint64_t job_id)
 		}
 	}
 	fail_msg("job %llu did not end", (unsigned long long)job_id);
+}
+
+struct submitted {
+	int calls;
+	int rc;
+	uint64_t id;
+	bool attached;
+};
+
+static void on_submitted(void *owner, uint64_t cookie, int rc, uint64_t id, bool attached,
+			 const zkp_error *err)
+{
+	struct submitted *s = owner;
+	(void)cookie;
+	(void)err;
+	s->calls++;
+	s->rc = rc;
+	s->id = id;
+	s->attached = attached;
+}
+
+/* zkp_journal_submit to its end: polls until the journal answers. */
+static int submit_wait(zkp_journal *j, zkp_engine *e, zkp_job_spec *spec, uint64_t *id,
+		       bool *attached, zkp_error *err)
+{
+	struct submitted s = { 0 };
+	int rc = zkp_journal_submit(j, e, spec, on_submitted, &s, 7, id, attached, err);
+	if (rc != ZKP_JOURNAL_PENDING)
+		return rc;
+	for (int i = 0; i < 60000 && !s.calls; i++) {
+		zkp_journal_poll(j, e);
+		if (!s.calls) {
+			struct timespec ts = { 0, 1000 * 1000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	assert_int_equal(s.calls, 1);
+	*id = s.id;
+	*attached = s.attached;
+	return s.rc;
 }
 
 static void test_glue(void **state)
@@ -680,25 +728,25 @@ static void test_glue(void **state)
 	zkp_job_spec spec = { .circuit = "porep", .witness_kind = ZKP_WITNESS_RAW, .data = data,
 			      .len = 64, .request_id = "fresh" };
 	bool attached = true;
-	assert_int_equal(zkp_journal_submit(j, e, &spec, &id, &attached, &err), 0);
+	assert_int_equal(submit_wait(j, e, &spec, &id, &attached, &err), 0);
 	assert_false(attached);
 	pump_until_ended(j, e, id);
 	spec.data = calloc(1, 64);
 	uint64_t id2 = 0;
-	assert_int_equal(zkp_journal_submit(j, e, &spec, &id2, &attached, &err), 0);
+	assert_int_equal(submit_wait(j, e, &spec, &id2, &attached, &err), 0);
 	assert_true(attached);
 	assert_int_equal(id2, id);
 	/* a Submit the engine refuses leaves no entry */
 	spec.data = calloc(1, 64);
 	spec.circuit = "nope";
 	spec.request_id = "refused";
-	assert_int_equal(zkp_journal_submit(j, e, &spec, &id2, &attached, &err),
+	assert_int_equal(submit_wait(j, e, &spec, &id2, &attached, &err),
 			 ZKP_ERR_NOT_FOUND);
 	/* a job cancelled by a shutdown keeps its entry */
 	spec.data = calloc(1, 64);
 	spec.circuit = "porep";
 	spec.request_id = "at-shutdown";
-	assert_int_equal(zkp_journal_submit(j, e, &spec, &id2, &attached, &err), 0);
+	assert_int_equal(submit_wait(j, e, &spec, &id2, &attached, &err), 0);
 	zkp_engine_event ev = { .kind = ZKP_EVENT_JOB, .job_id = id2,
 				.state = ZKP_JOB_CANCELLED };
 	zkp_journal_job_event(j, e, &ev, true);
@@ -726,6 +774,88 @@ static void test_glue(void **state)
 	zkp_journal_free(j);
 }
 
+/* With the writer thread: a Submit is answered from poll once its entry is
+ * on disk; a second Submit of the same request_id while the first is on its
+ * way attaches to the same job; a forgotten owner is not called back, and
+ * its job is submitted all the same; a result's event is handed to deliver
+ * only after its record was written. */
+static size_t delivered;
+static uint64_t delivered_job;
+
+static void on_deliver(void *arg, const zkp_engine_event *ev)
+{
+	(void)arg;
+	delivered++;
+	delivered_job = ev->job_id;
+}
+
+static void test_writer_thread(void **state)
+{
+	(void)state;
+	zkp_engine *e = glue_engine();
+	zkp_error err = { 0 };
+	zkp_journal *j = open_journal(16);
+	assert_int_equal(zkp_journal_start(j, NULL, on_deliver, NULL, &err), 0);
+	struct submitted a = { 0 }, b = { 0 }, gone = { 0 };
+	zkp_job_spec spec = { .circuit = "porep", .witness_kind = ZKP_WITNESS_RAW,
+			      .data = calloc(1, 1 << 20), .len = 1 << 20, .request_id = "twice" };
+	uint64_t id = 0;
+	bool att = false;
+	assert_int_equal(zkp_journal_submit(j, e, &spec, on_submitted, &a, 1, &id, &att, &err),
+			 ZKP_JOURNAL_PENDING);
+	assert_null(spec.data); /* the journal's now */
+	spec.data = calloc(1, 64);
+	spec.len = 64;
+	assert_int_equal(zkp_journal_submit(j, e, &spec, on_submitted, &b, 2, &id, &att, &err),
+			 ZKP_JOURNAL_PENDING);
+	spec.data = calloc(1, 64);
+	spec.request_id = "client-gone";
+	assert_int_equal(zkp_journal_submit(j, e, &spec, on_submitted, &gone, 3, &id, &att, &err),
+			 ZKP_JOURNAL_PENDING);
+	zkp_journal_forget(j, &gone);
+	assert_false(zkp_journal_idle(j));
+	for (int i = 0; i < 60000 && !zkp_journal_idle(j); i++) {
+		zkp_journal_poll(j, e);
+		struct timespec ts = { 0, 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	assert_true(zkp_journal_idle(j));
+	assert_int_equal(a.calls, 1);
+	assert_int_equal(b.calls, 1);
+	assert_int_equal(a.rc, 0);
+	assert_int_equal(b.rc, 0);
+	assert_false(a.attached);
+	assert_true(b.attached);
+	assert_int_equal(a.id, b.id);
+	assert_int_equal(gone.calls, 0);
+	uint64_t gid = 0;
+	assert_int_equal(zkp_engine_find_request(e, "client-gone", &gid), 0);
+	/* both end (their circuit cannot load); each result's event comes
+	 * back through deliver once written */
+	delivered = 0;
+	zkp_engine_event ev[16];
+	for (int i = 0; i < 60000 && (delivered < 2 || !zkp_journal_idle(j)); i++) {
+		zkp_journal_poll(j, e);
+		size_t n = zkp_engine_poll(e, ev, 16);
+		for (size_t k = 0; k < n; k++)
+			zkp_journal_job_event(j, e, &ev[k], false);
+		struct timespec ts = { 0, 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	assert_int_equal(delivered, 2);
+	zkp_engine_free(e);
+	zkp_journal_free(j);
+	j = open_journal(16);
+	zkp_journal_record *recs;
+	size_t n;
+	load_all(j, &recs, &n);
+	assert_int_equal(n, 2);
+	for (size_t i = 0; i < n; i++)
+		assert_true(recs[i].ended);
+	free_all(recs, n);
+	zkp_journal_free(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -736,6 +866,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_failures, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_glue, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writer_thread, setup, teardown),
 	};
 	zkp_log_init("test_journal", ZKP_LOG_ERROR);
 	return cmocka_run_group_tests(tests, NULL, NULL);
