@@ -8,7 +8,8 @@
  * Prints one JSON object: median and minimum over R timed runs (after one
  * untimed run that faults the workspace in), ns per point, the window and
  * accumulation form used, and blst's single-thread figure for this machine
- * kind where shared/notes/perf-anchors.md has one. --split PCT makes PCT %
+ * kind where docs/benchmarks.md ('blst reference figures') has one. --split
+ * PCT makes PCT %
  * of the scalars 0 or 1 (half each) and runs the split mode.
  */
 #include <stdio.h>
@@ -190,7 +191,7 @@ int bench_msm_main(int argc, char **argv)
 	else
 		zkp_msm_g1_shape(&sh, m, threads, &opts);
 	/* blst_p{1,2}s_mult_pippenger, one thread, this machine kind
-	 * (shared/notes/perf-anchors.md section 5, medians) */
+	 * (docs/benchmarks.md, 'blst reference figures', medians) */
 	double blst_ms = 0;
 	if (!g2 && log2n == 16)
 		blst_ms = 593;

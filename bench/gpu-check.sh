@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# GPU check for a lent GPU machine (shared/DESIGN.md, "Where things run"):
+# GPU check for a machine with an NVIDIA GPU (docs/benchmarks.md,
+# "bench/gpu-check.sh"):
 # builds with the CUDA backend into build-gpu, runs the host math test and
 # the gpu tests (every kernel against the CPU backend), times whole
 # verified proofs of a PoRep-shaped circuit (2^20 against the CPU backend,

@@ -16,7 +16,7 @@
  *    assumed), and handles infinity and P + P / P + (-P) in every add.
  *  - Scalars for *_mul are plain integers as little-endian 64-bit limbs (any
  *    length), or a zkp_fr in the _fr forms.
- *  - Decoders are strict (ZCash format, shared/notes/bls12-381.md section 7):
+ *  - Decoders are strict (ZCash format, docs/math.md, 'Point encodings'):
  *    they return ZKP_ERR_BAD_LENGTH/BAD_FLAGS/BAD_INFINITY/
  *    SORT_FLAG_UNCOMPRESSED/NOT_CANONICAL/X_NOT_ON_CURVE/NOT_ON_CURVE/
  *    NOT_IN_SUBGROUP, checked in that order, and leave *ret unspecified on error.
@@ -127,7 +127,8 @@ bool zkp_g2_is_on_curve(const zkp_g2 *a);
 /* psi(P) = [x]P (Scott, ePrint 2021/1130). */
 bool zkp_g2_in_subgroup(const zkp_g2 *a);
 bool zkp_g2_affine_in_subgroup(const zkp_g2_affine *a);
-/* The untwist-Frobenius-twist endomorphism psi (bls12-381.md section 4). */
+/* The untwist-Frobenius-twist endomorphism psi (docs/math.md,
+ * 'Endomorphisms and subgroup checks'). */
 void zkp_g2_psi(zkp_g2 *ret, const zkp_g2 *a);
 
 void zkp_g2_xyzz_set_infinity(zkp_g2_xyzz *ret);

@@ -49,7 +49,7 @@
 
 /*
  * What the H query holds, hence how the prover must compute its scalars
- * (domain size n, shared/notes/interop.md sections 7-8):
+ * (domain size n; docs/math.md, 'The H polynomial'):
  *  - BELLMAN: h[i] = [tau^i Z(tau) / delta]_1, i < n - 1 (some writers keep
  *    n points). Scalars: coefficients of (a b - c) / Z, computed on the coset
  *    g w^i (g = 7, w from 7^((r-1)/2^32)), divided by Z(g) = g^n - 1, then an

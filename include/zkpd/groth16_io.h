@@ -1,8 +1,8 @@
 /*
  * groth16 file formats: bellman/bellperson .params and .vk, snarkjs .zkey and
  * JSON (verification_key.json, proof.json, public.json), and zkpd's native
- * key cache. Layouts: shared/notes/filecoin.md section 1 and
- * shared/notes/interop.md sections 2, 5, 6 and 9.
+ * key cache. Layouts: docs/formats.md, 'bellman .params and .vk',
+ * '.zkey (Groth16)' and 'snarkjs JSON'.
  *
  * Invariants:
  *  - Every error carries a zkp_error detail naming the file, the section and

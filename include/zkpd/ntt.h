@@ -35,7 +35,7 @@
 #define ZKP_NTT_MAX_LOG 28
 
 /* Which 2^32-th root of unity the domain derives omega from
- * (shared/notes/bls12-381.md section 3): they differ from n = 8 up. */
+ * (docs/math.md, 'Roots of unity'): they differ from n = 8 up. */
 enum zkp_ntt_roots {
 	ZKP_NTT_ROOTS_BELLMAN, /* 7^((r-1)/2^32): bellman, zkcrypto ff */
 	ZKP_NTT_ROOTS_SNARKJS, /* 5^((r-1)/2^32): snarkjs, ffjavascript */

@@ -2,7 +2,7 @@
  * The optimal ate pairing e: G1 x G2 -> GT on BLS12-381 (ec layer).
  *
  * Normalisation: like blst, zkcrypto and noble, the final exponentiation
- * raises to 3(p^12 - 1)/r (shared/notes/bls12-381.md section 6), so
+ * raises to 3(p^12 - 1)/r (docs/math.md, 'Pairing'), so
  * zkp_pairing(G1, G2) equals their Gt generator. Still bilinear and
  * non-degenerate, since gcd(3, r) = 1.
  *
@@ -66,7 +66,8 @@ void zkp_miller_loop_mixed(zkp_fp12 *ret, const zkp_g1_affine *p, const zkp_g2_a
 			   size_t n, const zkp_g1_affine *pp, const zkp_g2_prepared *qp,
 			   size_t m);
 /* ret = f^(3 (p^12 - 1) / r): easy part f^((p^6 - 1)(p^2 + 1)), then the
- * hard part chain of section 6. f = 0 (never a Miller loop output) gives 0. */
+ * hard part chain of docs/math.md, 'Pairing'. f = 0 (never a Miller loop
+ * output) gives 0. */
 void zkp_final_exp(zkp_fp12 *ret, const zkp_fp12 *f);
 /* ret = e(P, Q). */
 void zkp_pairing(zkp_fp12 *ret, const zkp_g1_affine *p, const zkp_g2_affine *q);

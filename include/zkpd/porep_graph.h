@@ -10,8 +10,8 @@
  * storage-proofs-core/src/drgraph.rs (BucketGraph::parents),
  * crypto/feistel.rs, storage-proofs-porep/src/stacked/vanilla/{graph,
  * challenges,params,cache}.rs, filecoin-proofs/src/constants.rs and
- * parameters.rs, and the API's src/registry.rs. shared/notes/porep-circuit.md
- * sections 5.4 and 6.4 summarise them.
+ * parameters.rs, and the API's src/registry.rs. tests/vectors/README.md
+ * ('porep_graph_vectors.json') says how the vectors checking them were made.
  *
  * Invariants:
  *  - Every 32-byte value (porep_id, replica_id, comm_r, comm_d, seed,

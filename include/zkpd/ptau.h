@@ -11,7 +11,7 @@
  *
  * Layout (binfile "ptau", version 1, 11 sections in this order; N = 2^power;
  * points affine, each coordinate 48 bytes little-endian Montgomery, G2 as
- * x.c0 x.c1 y.c0 y.c1, infinity all zero; shared/notes/interop.md):
+ * x.c0 x.c1 y.c0 y.c1, infinity all zero; docs/formats.md, '.ptau'):
  *    1  header: u32 48, q (48 bytes LE), u32 power, u32 ceremony power (= power)
  *    2  [tau^j]_1,         j < 2N - 1
  *    3  [tau^j]_2,         j < N

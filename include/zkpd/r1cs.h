@@ -1,6 +1,6 @@
 /*
- * r1cs: reading circom's .r1cs constraint systems (shared/notes/interop.md
- * sections 2 and 3) and compiling them into a .pce.
+ * r1cs: reading circom's .r1cs constraint systems (docs/formats.md,
+ * '.r1cs') and compiling them into a .pce.
  *
  * Accepted files: magic "r1cs", version 1, sections found by id in any order
  * (circom writes 2, 1, 3). Section 1 is the header: n8 (must be 32), the

@@ -4,7 +4,7 @@
  * without the code that produced the real one.
  *
  * The PoRep shape imitates one partition of Filecoin's 32 GiB StackedDRG
- * PoRep circuit (shared/notes/filecoin.md section 3), scaled to any number
+ * PoRep circuit (docs/filecoin-circuits.md), scaled to any number
  * of constraints N. The full-size partition has 130,278,869 constraints,
  * 328 inputs (including ONE), 130,169,893 aux variables, non-zeros A
  * 309,405,051, B 130,327,340, C 282,656,500, and 25.4% of its aux variables
@@ -61,7 +61,8 @@
 #include "zkpd/ff.h"
 #include "zkpd/pce.h"
 
-/* The 32 GiB PoRep partition the shape follows (filecoin.md section 3). */
+/* The 32 GiB PoRep partition the shape follows (docs/filecoin-circuits.md,
+ * 'What the tests pin'). */
 #define ZKP_SYNTH_POREP_CONSTRAINTS 130278869ULL
 #define ZKP_SYNTH_POREP_INPUTS 328ULL
 #define ZKP_SYNTH_POREP_AUX 130169893ULL

@@ -1,6 +1,6 @@
 /*
  * The pairing tower over Fp2 (ff layer), exactly as blst and zkcrypto build it
- * (shared/notes/bls12-381.md section 1):
+ * (docs/math.md, 'Tower'):
  *   Fp6  = Fp2[v]/(v^3 - xi), xi = 1 + u;   element c0 + c1 v + c2 v^2
  *   Fp12 = Fp6[w]/(w^2 - v);                element c0 + c1 w
  * Same conventions as ff.h: Montgomery form, outputs first and may alias,
@@ -22,7 +22,7 @@
 typedef struct { zkp_fp2 c0, c1, c2; } zkp_fp6;
 typedef struct { zkp_fp6 c0, c1; } zkp_fp12;
 
-/* Frobenius coefficients (bls12-381.md section 5), in Montgomery form:
+/* Frobenius coefficients (docs/math.md, 'Frobenius'), in Montgomery form:
  *   ZKP_FP12_FROB_W[k] = xi^((p^k - 1)/6),   k = 0..11
  *   ZKP_FP6_FROB_V[k]  = xi^((p^k - 1)/3),   k = 0..5 (period 6)
  *   ZKP_FP6_FROB_V2[k] = xi^(2(p^k - 1)/3),  k = 0..5
@@ -57,7 +57,7 @@ void zkp_fp6_mul_fp2(zkp_fp6 *ret, const zkp_fp6 *a, const zkp_fp2 *b);
  * ZKP_ERR_NOT_INVERTIBLE for a = 0 (ret is then 0). */
 int zkp_fp6_inv(zkp_fp6 *ret, const zkp_fp6 *a);
 /* ret = a^(p^k) for any k (period 6): conjugations and 2 Fp2 multiplications
- * by the section 5 constants. */
+ * by the constants above. */
 void zkp_fp6_frobenius(zkp_fp6 *ret, const zkp_fp6 *a, unsigned k);
 /* ret = a^e, e as nlimbs little-endian 64-bit limbs (square and multiply;
  * e = 0 gives 1). For tests and rare use, not for hot paths. */
@@ -77,7 +77,7 @@ void zkp_fp12_mul(zkp_fp12 *ret, const zkp_fp12 *a, const zkp_fp12 *b);
 /* Complex squaring: 2 Fp6 multiplications, 36 Fp. */
 void zkp_fp12_sqr(zkp_fp12 *ret, const zkp_fp12 *a);
 /* ret = a * (c0 + c1 v + c4 v w): the sparse shape of a Miller-loop line
- * (bls12-381.md section 6; Fp2 slots c0.c0, c0.c1, c1.c1 non-zero).
+ * (docs/math.md, 'Pairing'; Fp2 slots c0.c0, c0.c1, c1.c1 non-zero).
  * 13 Fp2 multiplications, 39 Fp (a dense multiplication costs 54). */
 void zkp_fp12_mul_by_014(zkp_fp12 *ret, const zkp_fp12 *a, const zkp_fp2 *c0,
 			 const zkp_fp2 *c1, const zkp_fp2 *c4);

@@ -4,8 +4,8 @@
  *
  * Two encodings are accepted, told apart by their first bytes:
  *  - circom/snarkjs .wtns (starts with the ASCII magic "wtns"): version 2,
- *    sections found by id in any order (shared/notes/interop.md sections 2
- *    and 4). Section 1 holds the field size n8, the prime and nWitness;
+ *    sections found by id in any order (docs/formats.md, '.wtns'). Section
+ *    1 holds the field size n8, the prime and nWitness;
  *    section 2 holds nWitness values of n8 bytes, canonical little-endian.
  *    n8 must be 32 and the prime must be BLS12-381's r; section 2 must be
  *    exactly nWitness * 32 bytes; sections with other ids are skipped.

@@ -1,6 +1,6 @@
 /*
  * Point encodings in the ZCash format used by zkcrypto, blst and noble
- * (shared/notes/bls12-381.md section 7): compressed x with flags, or
+ * (docs/math.md, 'Point encodings'): compressed x with flags, or
  * uncompressed x || y; G2 coordinates are written c1 first.
  */
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * ZCash point encodings (shared/notes/bls12-381.md section 7), written once
+ * ZCash point encodings (docs/math.md, 'Point encodings'), written once
  * and instantiated for G1 and G2 by encode.c.
  *
  * The including file defines, then includes this file (which undefines them):

@@ -1,8 +1,9 @@
 /*
  * G1: the order-r subgroup of E(Fp): y^2 = x^3 + 4.
- * Constants are Montgomery forms of shared/notes/bls12-381.md sections 3-4
- * (the unit tests check them through the generator's encoding and the
- * subgroup test against multiplication by r).
+ * Constants are Montgomery forms of docs/math.md, 'Parameters' and
+ * 'Endomorphisms and subgroup checks' (the unit tests check them through
+ * the generator's encoding and the subgroup test against multiplication
+ * by r).
  */
 #include <string.h>
 
@@ -24,7 +25,8 @@ static const zkp_fp G1_B = { {
 } };
 
 /* beta_1, the cube root of unity with sigma(x, y) = (beta_1 x, y) = [-x^2]
- * on G1 (section 4; zkcrypto's BETA). */
+ * on G1 (docs/math.md, 'Endomorphisms and subgroup checks'; zkcrypto's
+ * BETA). */
 static const zkp_fp G1_BETA = { {
 	0x30f1361b798a64e8, 0xf3b8ddab7ece5a2a, 0x16a8ca3ac61577f7,
 	0xc26a2ff874fd029b, 0x3636b76660701c6e, 0x051ba4ab241b6160,

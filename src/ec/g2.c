@@ -1,8 +1,9 @@
 /*
  * G2: the order-r subgroup of the M-type twist E'(Fp2): y^2 = x^3 + 4(1 + u).
- * Constants are Montgomery forms of shared/notes/bls12-381.md sections 3-4
- * (checked by the unit tests through the generator's encoding and the
- * subgroup test against multiplication by r).
+ * Constants are Montgomery forms of docs/math.md, 'Parameters' and
+ * 'Endomorphisms and subgroup checks' (checked by the unit tests through
+ * the generator's encoding and the subgroup test against multiplication
+ * by r).
  */
 #include <string.h>
 
@@ -30,7 +31,8 @@ static const zkp_fp2 G2_B = {
 };
 
 /* psi(x, y) = (conj(x) c_x, conj(y) c_y) with c_x = xi^-(p-1)/3 = 0 + c u
- * and c_y = xi^-(p-1)/2 (section 4). */
+ * and c_y = xi^-(p-1)/2 (docs/math.md, 'Endomorphisms and subgroup
+ * checks'). */
 static const zkp_fp PSI_CX_C1 = { {
 	0x890dc9e4867545c3, 0x2af322533285a5d5, 0x50880866309b7e2c,
 	0xa20d1b8c7e881024, 0x14e4f04fe2db9068, 0x14e56d3f1564853a,

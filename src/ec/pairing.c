@@ -1,5 +1,5 @@
 /*
- * Optimal ate pairing on BLS12-381 (shared/notes/bls12-381.md section 6).
+ * Optimal ate pairing on BLS12-381 (docs/math.md, 'Pairing').
  *
  * Miller loop: f_{|x|,Q}(P) over the bits of |x| = 0xd201000000010000 below
  * the top one (63 doublings, 5 additions), then conjugation because x < 0
@@ -17,10 +17,10 @@
  *
  * Lines: on this M-type twist the line through T with slope lambda, times
  * w^3, evaluated at P is (lambda x_T - y_T) + (-lambda x_P) v + y_P v w
- * (section 6), so only the Fp2 slots c0.c0, c0.c1, c1.c1 are non-zero
- * (zkp_fp12_mul_by_014). Any factor in Fp2 may scale a line, since the final
- * exponentiation maps Fp6 (and so Fp2) to 1. Each line is kept as three Fp2
- * coefficients (l0, l1, l2) that do not depend on P:
+ * (docs/math.md, 'Pairing'), so only the Fp2 slots c0.c0, c0.c1, c1.c1
+ * are non-zero (zkp_fp12_mul_by_014). Any factor in Fp2 may scale a line,
+ * since the final exponentiation maps Fp6 (and so Fp2) to 1. Each line is
+ * kept as three Fp2 coefficients (l0, l1, l2) that do not depend on P:
  *   line(P) = l0 + (l1 x_P) v + (l2 y_P) v w,
  * which is what zkp_g2_prepare stores; evaluating costs 4 Fp multiplications.
  *
@@ -61,7 +61,7 @@ static void fp2_triple(zkp_fp2 *ret, const zkp_fp2 *a)
 /*
  * T <- 2T, and the tangent line at T.
  *
- * Tangent slope lambda = 3x^2/(2y) = 3X^2/(2YZ). The section 6 line times
+ * Tangent slope lambda = 3x^2/(2y) = 3X^2/(2YZ). The line above times
  * 2YZ^2 has l0 = 3X^3 - 2Y^2 Z, and the curve equation Y^2 Z = X^3 + b' Z^3
  * (b' = 4 xi) turns 3X^3 into 3Y^2 Z - 3b' Z^3, so after dividing by Z
  * (and negating, both Fp2 factors):
@@ -114,7 +114,7 @@ static void dbl_step(zkp_fp2 ell[3], struct proj *t)
 /*
  * T <- T + Q for affine Q, and the line through T and Q.
  *
- * theta = Y - y2 Z, L = X - x2 Z, so lambda = theta / L. The section 6 line
+ * theta = Y - y2 Z, L = X - x2 Z, so lambda = theta / L. The line above
  * through Q times -L:
  *   l0 = theta x2 - L y2,  l1 = -theta,  l2 = L.
  * Addition (ALGLK eq. 13): with C = theta^2, D = L^2, E = L^3,
@@ -296,7 +296,7 @@ void zkp_final_exp(zkp_fp12 *ret, const zkp_fp12 *f)
 
 	/* Hard part: m^(3d), d = (p^4 - p^2 + 1)/r, through
 	 * 3d = (x - 1)^2 (x + p)(x^2 + p^2 - 1) + 3 (Hayashida-Hayasaka-Teruya,
-	 * ePrint 2020/875; the chain of section 6). */
+	 * ePrint 2020/875; docs/math.md, 'Pairing'). */
 	cyc_exp_x(&a, &m);
 	zkp_fp12_conjugate(&t, &m);
 	zkp_fp12_mul(&a, &a, &t);        /* a = m^(x - 1) */

@@ -1,6 +1,6 @@
 /*
  * Fp, the 381-bit base field of BLS12-381, in Montgomery form (R = 2^384).
- * Constants: shared/notes/bls12-381.md section 2 (checked against GMP by the
+ * Constants: docs/math.md, 'Montgomery form' (checked against GMP by the
  * unit tests).
  */
 #include <string.h>

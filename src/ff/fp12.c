@@ -1,5 +1,5 @@
 /*
- * Fp12 = Fp6[w]/(w^2 - v) (shared/notes/bls12-381.md section 1).
+ * Fp12 = Fp6[w]/(w^2 - v) (docs/math.md, 'Tower').
  *
  * Costs are in Fp multiplications: Fp6 mul = 18, Fp6 sqr = 12 (fp6.c).
  *  - mul: Karatsuba over Fp6, 3 Fp6 multiplications = 54.
@@ -13,8 +13,8 @@
 #include "zkpd/tower.h"
 
 /* xi^((p^k - 1)/6) for k = 0..11 in Montgomery form, Fp2 (c0, c1); the
- * canonical values are the table gamma_{w,k} of section 5, which test_tower
- * checks these against, together with the powers of xi. */
+ * canonical values are gamma_w(k) of docs/math.md, 'Frobenius', which
+ * test_tower checks these against, together with the powers of xi. */
 const zkp_fp2 ZKP_FP12_FROB_W[12] = {
 	{ /* k = 0 */
 		.c0 = { {

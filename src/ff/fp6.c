@@ -1,5 +1,5 @@
 /*
- * Fp6 = Fp2[v]/(v^3 - xi), xi = 1 + u (shared/notes/bls12-381.md section 1).
+ * Fp6 = Fp2[v]/(v^3 - xi), xi = 1 + u (docs/math.md, 'Tower').
  *
  * Multiplication is Karatsuba over Fp2 (6 Fp2 multiplications instead of 9),
  * squaring is Chung-Hasan CH-SQR2 ("Asymmetric squaring formulae", ARITH 18,
@@ -11,14 +11,15 @@
 #include "zkpd/error.h"
 #include "zkpd/tower.h"
 
-/* Montgomery limbs of the section 5 constants xi^((p^k - 1)/3) and
- * xi^(2(p^k - 1)/3); test_tower checks them against the canonical hex and
- * against the powers of xi. */
+/* Montgomery limbs of the constants xi^((p^k - 1)/3) and
+ * xi^(2(p^k - 1)/3) (docs/math.md, 'Frobenius'); test_tower checks them
+ * against the canonical hex and against the powers of xi. */
 #define FP2_CONST(c0, c1) { { { c0 } }, { { c1 } } }
 #define MONT_ONE 0x760900000002fffd, 0xebf4000bc40c0002, 0x5f48985753c758ba, \
 		 0x77ce585370525745, 0x5c071a97a256ec6d, 0x15f65ec3fa80e493
 #define MONT_ZERO 0, 0, 0, 0, 0, 0
-/* beta1, beta2: the cube roots of unity in Fp, named as in section 4. */
+/* beta1, beta2: the cube roots of unity in Fp, named as in docs/math.md,
+ * 'Endomorphisms and subgroup checks'. */
 #define MONT_BETA1 0x30f1361b798a64e8, 0xf3b8ddab7ece5a2a, 0x16a8ca3ac61577f7, \
 		   0xc26a2ff874fd029b, 0x3636b76660701c6e, 0x051ba4ab241b6160
 #define MONT_BETA2 0xcd03c9e48671f071, 0x5dab22461fcda5d2, 0x587042afd3851b95, \

@@ -1,6 +1,6 @@
 /*
  * Fr, the 255-bit scalar field of BLS12-381, in Montgomery form (R = 2^256).
- * Constants: shared/notes/bls12-381.md section 2 (checked against GMP by the
+ * Constants: docs/math.md, 'Montgomery form' (checked against GMP by the
  * unit tests).
  */
 #include <string.h>
@@ -70,7 +70,7 @@ void zkp_fr_sqr(zkp_fr *ret, const zkp_fr *a)
 int zkp_fr_sqrt(zkp_fr *ret, const zkp_fr *a)
 {
 	/* Tonelli-Shanks with r - 1 = 2^32 * t, t odd; z = 5 is the smallest
-	 * non-square mod r (shared/notes/bls12-381.md section 3). */
+	 * non-square mod r (docs/math.md, 'Square roots'). */
 	if (zkp_fr_is_zero(a)) {
 		zkp_fr_set_zero(ret);
 		return 0;

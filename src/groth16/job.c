@@ -1,6 +1,6 @@
 /*
- * The Groth16 prover's stages (groth16_job.h). Math: shared/notes/filecoin.md
- * section 6 and shared/notes/interop.md sections 7-8.
+ * The Groth16 prover's stages (groth16_job.h). Math: docs/math.md,
+ * 'Groth16 prover' and 'The H polynomial'.
  *
  * With a satisfying witness, P(X) = A(X) B(X) - C(X) vanishes on the domain
  * (the input rows too, since B = C = 0 there), so P = h Z. The key's H

@@ -1,6 +1,6 @@
 /*
  * snarkjs JSON: proof.json, public.json, verification_key.json
- * (shared/notes/interop.md sections 0.7 and 9). Numbers are decimal strings
+ * (docs/formats.md, 'snarkjs JSON'). Numbers are decimal strings
  * of canonical integers; G1 points are [x, y, z], G2 points
  * [[x.c0, x.c1], [y.c0, y.c1], [z.c0, z.c1]]; z = 1 is affine, z = 0 the
  * point at infinity, anything else Jacobian (x/z^2, y/z^3) as snarkjs

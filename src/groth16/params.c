@@ -1,5 +1,6 @@
 /*
- * bellman/bellperson .params and .vk (shared/notes/filecoin.md 1.1-1.3):
+ * bellman/bellperson .params and .vk (docs/formats.md, 'bellman .params and
+ * .vk'):
  * no header. The vk: alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1,
  * delta_g2, then u32 big-endian ic count and ic; a .params continues with
  * h, l, a, b_g1, b_g2, each a u32 big-endian count and its points. All

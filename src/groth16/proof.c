@@ -1,6 +1,6 @@
 /*
  * The 192-byte proof encoding: A || B || C, compressed ZCash points
- * (shared/notes/filecoin.md 1.5).
+ * (docs/formats.md, 'Groth16 proofs').
  */
 #include <stdio.h>
 

@@ -4,7 +4,7 @@
  * can forge proofs; these keys exist so any circuit can be proven and
  * benchmarked without a ceremony.
  *
- * Math (Groth16, bellman's generator, shared/notes/filecoin.md section 6):
+ * Math (Groth16, bellman's generator; docs/math.md, 'Groth16 setup'):
  * on the domain H = {w^i}, n = 2^k, the Lagrange basis at tau is
  *     L_i(tau) = Z(tau) / n * w^i / (tau - w^i),   Z(tau) = tau^n - 1,
  * one batch inversion for all i. Column j's polynomials at tau are

@@ -1,5 +1,5 @@
 /*
- * snarkjs .zkey, Groth16 (shared/notes/interop.md sections 2, 5, 6):
+ * snarkjs .zkey, Groth16 (docs/formats.md, '.zkey (Groth16)'):
  * "zkey", u32 version 1, u32 section count, then sections (u32 id, u64
  * length, body) in any order, found by id. All integers little-endian;
  * points are affine x || y with each coordinate as 48 little-endian bytes of

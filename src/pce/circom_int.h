@@ -1,6 +1,6 @@
 /*
  * Private to pce/: the binary container that circom's .r1cs and snarkjs's
- * .wtns share (shared/notes/interop.md section 2), and the prime check both
+ * .wtns share (docs/formats.md, 'The container'), and the prime check both
  * need. Implemented in witness.c.
  *
  * Container: 4-byte magic, u32 version, u32 number of sections, then each

@@ -1,5 +1,5 @@
 /*
- * circom .r1cs import (shared/notes/interop.md section 3): the file is
+ * circom .r1cs import (docs/formats.md, '.r1cs'): the file is
  * mapped, its header checked, and its constraints streamed into a caller's
  * callback (usually a zkp_pce_builder) one at a time, so nothing but the
  * terms of one constraint is ever held besides what the callback keeps.

@@ -30,8 +30,8 @@ uint8_t *tu_hex_alloc(const char *hex, size_t *len);
 void tu_mpz_from_limbs(mpz_t z, const uint64_t *l, size_t n);
 void tu_limbs_from_mpz(uint64_t *l, size_t n, const mpz_t z);
 
-/* The vector file shared/vectors/bls12_381_vectors.json as copied into
- * tests/vectors; loaded once, never freed. */
+/* tests/vectors/bls12_381_vectors.json (origin in tests/vectors/README.md);
+ * loaded once, never freed. */
 json_t *tu_vectors(void);
 /* Reads a whole file from tests/vectors; aborts the test on failure. */
 uint8_t *tu_read_vector_file(const char *name, size_t *len);

@@ -73,8 +73,8 @@ static void test_endomorphism_eigenvalue(void **state)
 {
 	(void)state;
 	/* sigma(x, y) = (beta_1 x, y) acts on G1 as [lambda_1], lambda_1 =
-	 * -x^2 mod r (bls12-381.md section 4): the relation the subgroup check
-	 * relies on. */
+	 * -x^2 mod r (docs/math.md, 'Endomorphisms and subgroup checks'): the
+	 * relation the subgroup check relies on. */
 	static const uint64_t lambda1[4] = {
 		0xfffffffe00000001, 0xa7780001fffcb7fc, 0x3339d80809a1d804, 0x73eda753299d7d48,
 	};

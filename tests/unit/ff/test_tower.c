@@ -18,7 +18,7 @@
 
 #define ROUNDS 8
 
-/* Canonical values of shared/notes/bls12-381.md section 5, (c0, c1), k = 0.. */
+/* Canonical gamma_w(k) of docs/math.md, 'Frobenius', (c0, c1), k = 0.. */
 static const char *const GAMMA_W_HEX[12][2] = {
 	{ "1", "0" },
 	{ "0x1904d3bf02bb0667c231beb4202c0d1f0fd603fd3cbd5f4f7b2443d784bab9c4f67ea53d63e7813d8d0775ed92235fb8",

@@ -1,6 +1,6 @@
 /*
  * Test helpers: growable byte buffers and the circom binary container
- * (magic, version, section table; shared/notes/interop.md section 2), so the
+ * (magic, version, section table; docs/formats.md, 'The container'), so the
  * .r1cs and .wtns tests can write their own files byte by byte.
  */
 #ifndef ZKPD_TEST_CIRCOM_BYTES_H
