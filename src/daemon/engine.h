@@ -271,6 +271,10 @@ void zkp_job_info_release(zkp_job_info *info);
  * request_id (non-empty). Errors: ZKP_ERR_NOT_FOUND. */
 int zkp_engine_find_request(zkp_engine *e, const char *request_id, uint64_t *job_id);
 
+/* What the program's test hooks are, for --version and the log: NULL in a
+ * production program, which reads no test variable. */
+const char *zkp_engine_test_hooks(void);
+
 /* Puts a job that ended before this engine started (a result read from the
  * journal) into the finished-job history: a new job id, and info's state
  * (DONE, FAILED or CANCELLED), circuit, request_id, priority, result, error

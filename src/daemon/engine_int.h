@@ -285,6 +285,15 @@ uint32_t job_percent(const struct job *j, double now);
 int circuits_init(struct zkp_engine *e);
 void circuits_release(struct zkp_engine *e);
 struct circuit *circuit_find(struct zkp_engine *e, const char *name);
+
+/* Test hooks. engine_hooks.c (in the engine library) has them do nothing;
+ * the test program zkpd-test-hooks links engine_testhooks.c instead, which
+ * reads the environment. engine_test_devices: 1 when it made the test
+ * devices e->devs (ZKPD_TEST_OFFHOST_DEVICES), 0 when none was asked for,
+ * or an error. engine_test_faults: wraps d's backend in a fault-injecting
+ * one when ZKPD_INJECT_DEVICE_FAULT_EVERY or _CORRUPT_EVERY asks for it. */
+int engine_test_devices(struct zkp_engine *e, zkp_error *err);
+int engine_test_faults(struct device *d, zkp_error *err);
 /* Ends a restored result's second verification (lock held): DONE when rc is
  * 0, else FAILED with ZKP_ERR_CHECKSUM and why, its proof dropped. Moves it
  * from e->reverify to the history and emits its end. */

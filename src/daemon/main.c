@@ -128,11 +128,8 @@ int main(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "--version")) {
 			printf("zkpd %s\n", ZKPD_VERSION);
-#ifdef ZKPD_TEST_HOOKS
-			printf("test hooks compiled in (ZKPD_TEST_OFFHOST_DEVICES, "
-			       "ZKPD_INJECT_DEVICE_FAULT_EVERY, ZKPD_INJECT_DEVICE_CORRUPT_EVERY): "
-			       "a test build, not for production\n");
-#endif
+			if (zkp_engine_test_hooks())
+				printf("%s\n", zkp_engine_test_hooks());
 			return 0;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
@@ -202,10 +199,8 @@ int main(int argc, char **argv)
 				      "is an INSECURE development key (never use it for "
 				      "anything of value)", dir);
 	}
-#ifdef ZKPD_TEST_HOOKS
-	zkp_log(ZKP_LOG_WARN, "a test build: test hooks are compiled in (ZKPD_TEST_OFFHOST_DEVICES, "
-			      "ZKPD_INJECT_DEVICE_*): not for production");
-#endif
+	if (zkp_engine_test_hooks())
+		zkp_log(ZKP_LOG_WARN, "%s", zkp_engine_test_hooks());
 	zkp_log(ZKP_LOG_INFO, "zkpd %s starting (%s, %zu circuit(s))", ZKPD_VERSION,
 		config_path ? config_path : "default configuration", cfg.n_circuits);
 	double start = zkp_session_now();

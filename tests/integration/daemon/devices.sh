@@ -14,9 +14,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 set_paths "$1" "$2"
 if ! have_test_hooks; then
-	echo "SKIP: $zkpd has no test devices (build with -DZKPD_TEST_HOOKS=ON)"
+	echo "SKIP: no zkpd-test-hooks in this build (build with -DZKPD_TEST_HOOKS=ON)"
 	exit 77
 fi
+zkpd=$zkpd_hooks # the daemon with test devices
 make_work_dir
 sockdir=$(mktemp -d /tmp/zkpd-devices.XXXXXX)
 addr=unix:$sockdir/zkpd.sock

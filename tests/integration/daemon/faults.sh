@@ -10,9 +10,9 @@
 #     a prove whose cache cannot be written still succeeds;
 #   - a memory budget smaller than one job: jobs wait queued, status shows
 #     them, cancel ends them, nothing crashes;
-#   - injected device faults (ZKPD_INJECT_DEVICE_FAULT_EVERY; test builds
-#     only): the jobs hit fail alone with ERR_DEVICE, the others succeed;
-#     with gpus.fallback_cpu the jobs hit are proved on the CPU instead, all
+#   - injected device faults (ZKPD_INJECT_DEVICE_FAULT_EVERY, read only by
+#     the test program zkpd-test-hooks): the jobs hit fail alone with
+#     ERR_DEVICE, the others succeed; with gpus.fallback_cpu the jobs hit are proved on the CPU instead, all
 #     valid, and counted; silently wrong results (ZKPD_INJECT_DEVICE_CORRUPT_
 #     EVERY) are device faults naming the device, and fall back the same way;
 #   - the job journal (server.journal_dir): a job running when zkpd is
@@ -174,6 +174,8 @@ stop_zkpd
 
 # ---- injected device faults ----
 if have_test_hooks; then
+zkpd_plain=$zkpd
+zkpd=$zkpd_hooks # the daemon with fault injection
 # A bellman proof makes 7 NTTs and 4 G1 MSMs: with a fault every 23rd call,
 # sequential jobs fail now and then, at different stages.
 ZKPD_INJECT_DEVICE_FAULT_EVERY=23 start_daemon zkpd4.log --demo-dir "$demo"
@@ -202,8 +204,9 @@ if [ "$rc" -eq 0 ]; then ok "the daemon serves after device faults"; else
 	bad "serves after device faults" "$(said)"; fi
 stop_zkpd
 
+zkpd=$zkpd_plain
 else
-	echo "# skipped: injected device faults (zkpd built without -DZKPD_TEST_HOOKS=ON)"
+	echo "# skipped: injected device faults (no zkpd-test-hooks: -DZKPD_TEST_HOOKS=ON)"
 fi
 
 # ---- the job journal ----
@@ -354,6 +357,8 @@ stop_zkpd
 
 # ---- device faults with gpus.fallback_cpu ----
 if have_test_hooks; then
+zkpd_plain=$zkpd
+zkpd=$zkpd_hooks
 # The same faults, but each job hit is proved again on the CPU backend:
 # every proof arrives and verifies, and the faults are counted.
 cat >fallback.conf <<EOF
@@ -429,8 +434,9 @@ else
 	bad "fallback after wrong device results" "$good of 6 valid, $fallbacks fallbacks logged"
 fi
 stop_zkpd
+zkpd=$zkpd_plain
 else
-	echo "# skipped: device faults with fallback and wrong results (no test hooks)"
+	echo "# skipped: device faults with fallback and wrong results (no zkpd-test-hooks)"
 fi
 
 # ---- circuit files cut short while loaded ----

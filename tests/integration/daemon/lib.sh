@@ -10,6 +10,7 @@ set_paths() {
 	build=$(cd "$1" && pwd)
 	work=$2
 	zkpd=$build/src/daemon/zkpd
+	zkpd_hooks=$build/src/daemon/zkpd-test-hooks
 	zkpctl=$build/src/daemon/zkpctl
 	zkp=$build/src/tools/zkp
 }
@@ -72,9 +73,10 @@ expect() {
 	run "$@"
 	if [ "$rc" -eq "$want" ]; then ok "$what"; else bad "$what" "wanted exit $want; $(said)"; fi
 }
-# have_test_hooks: whether $zkpd was built with -DZKPD_TEST_HOOKS=ON (test
-# devices and fault injection read from the environment)
-have_test_hooks() { "$zkpd" --version | grep -q 'test hooks compiled in'; }
+# have_test_hooks: whether the build has zkpd-test-hooks (-DZKPD_TEST_HOOKS=ON:
+# zkpd with test devices and fault injection read from the environment),
+# as $zkpd_hooks
+have_test_hooks() { [ -x "$zkpd_hooks" ]; }
 
 # json_field NAME FILE: the value of the JSON member NAME (a number or a
 # literal) in FILE
