@@ -398,6 +398,8 @@ int journal_write_file(const zkp_journal *j, const zkp_journal_record *r, const 
 	*lost = false;
 	snprintf(tmp, sizeof(tmp), "%s" TMP_MARK "%ld.%" PRIu64, name, (long)getpid(), tmp_no);
 	fb = malloc(sizeof(*fb));
+	if (fb)
+		memset(fb, 0, offsetof(struct fdbuf, stage));
 	if (!fb || entry_from_record(&msg, &res, &inputs, r)) {
 		rc = zkp_error_set(err, ZKP_ERR_NOMEM, "journal %s/%s: out of memory", j->dir, name);
 		goto out;
@@ -408,7 +410,6 @@ int journal_write_file(const zkp_journal *j, const zkp_journal_record *r, const 
 		goto fail;
 	}
 	step = "write";
-	memset(fb, 0, offsetof(struct fdbuf, stage));
 	fb->base.append = fdbuf_append;
 	fb->fd = fd;
 	fb->md = EVP_MD_CTX_new();
