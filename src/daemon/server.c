@@ -483,6 +483,30 @@ static void on_conn_handle_closed(uv_handle_t *h)
 	free(c);
 }
 
+/* uv_close of a stream, telling ThreadSanitizer that the descriptor is
+ * closed. libuv closes it with a raw close system call, which
+ * ThreadSanitizer does not intercept; untold, it pairs the next file opened
+ * under the same number on another thread (a key cache being written) with
+ * the old connection's accept4 or epoll_ctl and reports a race. libuv built
+ * with ThreadSanitizer makes the same call around its own close; ours comes
+ * just after uv_close, which has closed the descriptor by then. */
+#if defined(__SANITIZE_THREAD__)
+void __sanitizer_syscall_pre_impl_close(long fd);
+#endif
+static void close_stream(uv_stream_t *st, uv_close_cb cb)
+{
+	uv_os_fd_t fd = -1;
+	if (uv_fileno((uv_handle_t *)st, &fd))
+		fd = -1;
+	uv_close((uv_handle_t *)st, cb);
+#if defined(__SANITIZE_THREAD__)
+	if (fd >= 0)
+		__sanitizer_syscall_pre_impl_close(fd);
+#else
+	(void)fd;
+#endif
+}
+
 static void conn_close(conn *c)
 {
 	if (c->closing)
@@ -500,7 +524,7 @@ static void conn_close(conn *c)
 	c->preauth_held = 0;
 	uv_timer_stop(&c->idle);
 	uv_close((uv_handle_t *)&c->idle, on_conn_handle_closed);
-	uv_close((uv_handle_t *)&c->h.stream, on_conn_handle_closed);
+	close_stream(&c->h.stream, on_conn_handle_closed);
 }
 
 static void on_idle(uv_timer_t *t)
@@ -774,7 +798,7 @@ static void close_listeners(zkp_server *s)
 		if (!l->open)
 			continue;
 		l->open = false;
-		uv_close((uv_handle_t *)&l->h.stream, NULL);
+		close_stream(&l->h.stream, NULL);
 		if (l->addr.kind == ZKP_ADDR_UNIX)
 			unlink(l->addr.path);
 	}

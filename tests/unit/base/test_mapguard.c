@@ -102,12 +102,16 @@ static void test_unguarded_still_faults(void **state)
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		/* Under AddressSanitizer its own SIGBUS handler would be the
-		 * one found and chained to (it reports, then exits 1). */
-		char opts[512];
-		const char *o = getenv("ASAN_OPTIONS");
-		snprintf(opts, sizeof(opts), "%s%shandle_sigbus=0", o ? o : "", o && *o ? ":" : "");
-		setenv("ASAN_OPTIONS", opts, 1);
+		/* Under a sanitizer its own SIGBUS handler would be the one
+		 * found and chained to (it reports, then exits non-zero). */
+		static const char *const vars[] = { "ASAN_OPTIONS", "TSAN_OPTIONS" };
+		for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+			char opts[1024];
+			const char *o = getenv(vars[i]);
+			snprintf(opts, sizeof(opts), "%s%shandle_sigbus=0", o ? o : "",
+				 o && *o ? ":" : "");
+			setenv(vars[i], opts, 1);
+		}
 		execl(self, self, "unguarded", (char *)NULL);
 		_exit(127);
 	}

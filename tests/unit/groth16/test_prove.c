@@ -289,10 +289,10 @@ static void test_refusals(void **state)
 	g16t_synth_circuit(&same, 1000, tu_rand64(), "same.pce");
 	setup_key(&pk_same, &same, e.pool);
 	rc = zkp_groth16_prove(&p, NULL, c.pce, &pk_same, c.w, c.n_w, e.be, e.pool, &err);
-	if (rc != ZKP_ERR_MISMATCH && rc != 0)
+	if (rc != ZKP_ERR_MISMATCH)
 		fail_msg("other key: %d %s", rc, err.msg);
-	if (rc == 0)
-		assert_int_equal(verify(&pk_same.vk, &c, NULL, &p), 0);
+	if (!strstr(err.msg, "verif"))
+		fail_msg("message does not say the proof failed verification: %s", err.msg);
 
 	zkp_groth16_pk_release(&pk_same);
 	g16t_circuit_free(&same);
