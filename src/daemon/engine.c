@@ -463,6 +463,7 @@ void job_end(struct zkp_engine *e, struct job *j, enum zkp_job_state state, int 
 	j->state = state;
 	j->t_end = eng_now();
 	j->error_code = code;
+	engine_test_job_ended(e);
 	if (msg)
 		snprintf(j->error_message, sizeof(j->error_message), "%s", msg);
 	free(j->data);

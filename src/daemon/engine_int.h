@@ -294,6 +294,10 @@ struct circuit *circuit_find(struct zkp_engine *e, const char *name);
  * one when ZKPD_INJECT_DEVICE_FAULT_EVERY or _CORRUPT_EVERY asks for it. */
 int engine_test_devices(struct zkp_engine *e, zkp_error *err);
 int engine_test_faults(struct device *d, zkp_error *err);
+/* Called as each job ends (engine lock held): with ZKPD_TEST_LEAK_BYTES_
+ * PER_JOB=N, N bytes allocated, written and never freed, so the memory
+ * checks can be shown to catch a leak in the engine. */
+void engine_test_job_ended(struct zkp_engine *e);
 /* Ends a restored result's second verification (lock held): DONE when rc is
  * 0, else FAILED with ZKP_ERR_CHECKSUM and why, its proof dropped. Moves it
  * from e->reverify to the history and emits its end. */

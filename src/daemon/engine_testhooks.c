@@ -16,8 +16,8 @@
 const char *zkp_engine_test_hooks(void)
 {
 	return "test hooks compiled in (ZKPD_TEST_OFFHOST_DEVICES, "
-	       "ZKPD_INJECT_DEVICE_FAULT_EVERY, ZKPD_INJECT_DEVICE_CORRUPT_EVERY): a test "
-	       "program, not for production";
+	       "ZKPD_INJECT_DEVICE_FAULT_EVERY, ZKPD_INJECT_DEVICE_CORRUPT_EVERY, "
+	       "ZKPD_TEST_LEAK_BYTES_PER_JOB): a test program, not for production";
 }
 
 /* ZKPD_INJECT_DEVICE_FAULT_EVERY=N: every Nth NTT or MSM
@@ -99,4 +99,25 @@ int engine_test_devices(struct zkp_engine *e, zkp_error *err)
 		return 0;
 	int rc = offhost_devices(e, offhost, err);
 	return rc ? rc : 1;
+}
+
+/* ZKPD_TEST_LEAK_BYTES_PER_JOB=N: a leak of N bytes (1..1 GiB) per ended
+ * job, each page written so that it is resident. */
+void engine_test_job_ended(struct zkp_engine *e)
+{
+	(void)e;
+	const char *v = getenv("ZKPD_TEST_LEAK_BYTES_PER_JOB");
+	if (!v || !*v)
+		return;
+	char *end;
+	unsigned long n = strtoul(v, &end, 10);
+	if (*end || n == 0 || n > (1ul << 30))
+		return;
+	char *leak = malloc(n);
+	if (leak)
+		memset(leak, 0x5a, n);
+	/* Out of sight of the compiler and of leak checkers' liveness: the
+	 * point is memory nobody will free. */
+	static char *volatile last;
+	last = leak;
 }
