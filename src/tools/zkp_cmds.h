@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "zkpd/circuit.h"
+
 #define ZKP_EXIT_OK 0
 #define ZKP_EXIT_FAIL 1
 #define ZKP_EXIT_USAGE 2
@@ -27,6 +29,7 @@ int zkp_cmd_export_vk(int argc, char **argv);
 int zkp_cmd_porep(int argc, char **argv);
 /* zkp porep seal | prove | verify (zkp_porep_c2.c); sub names which. */
 int zkp_cmd_porep_c2(const char *sub, int argc, char **argv);
+int zkp_cmd_post(int argc, char **argv);
 
 /* Helpers shared by subcommands. */
 /* Prints s as a JSON string literal (quoted, escaped). */
@@ -37,6 +40,21 @@ void zkp_print_json_string(const char *s);
  * count 1..1024. */
 int zkp_parse_seed(const char *cmd, const char *arg, uint64_t *seed);
 int zkp_parse_threads(const char *cmd, const char *arg, long *threads);
+/* Circuit shapes (zkp_circuit_cli.c): a non-negative integer, and tree
+ * arities "B-S-T", "B-S" or "B"; on error "zkp CMD: bad ..." on stderr and
+ * -1. */
+int zkp_parse_u64(const char *cmd, const char *opt, const char *arg, uint64_t *v);
+int zkp_parse_tree(const char *cmd, const char *arg, unsigned tree[3]);
+/* Monotonic seconds, and this process's peak RSS in MiB. */
+double zkp_now(void);
+double zkp_peak_rss_mib(void);
+/* A circuit's structural fingerprint (zkp_circuit_cli.c): as text under
+ * title, or with json one object of constraints (synthesized rows), rows
+ * (with the prover's input rows), inputs (with ONE), aux, a_aux, b_input,
+ * b_aux, nnz_a, nnz_b, nnz_c (A with the input rows' one term each); out,
+ * when not NULL, is the file written. */
+void zkp_print_circuit_report(const char *title, const zkp_pce_builder_stats *st, bool json,
+			      const char *out);
 
 /* zkp inspect for a Groth16 key or verifying key; returns the exit code. */
 int zkp_inspect_key(const char *path, bool json);

@@ -18,6 +18,7 @@
 #include "zkpd/groth16_job.h"
 #include "zkpd/pce.h"
 #include "zkpd/porep.h"
+#include "zkpd/post.h"
 
 static void help(FILE *f)
 {
@@ -142,10 +143,16 @@ int zkp_cmd_inspect(int argc, char **argv)
 	double b_aux_pct = d->n_aux ? 100.0 * (double)dens[2] / (double)d->n_aux : 0.0;
 	zkp_porep_shape porep;
 	bool is_porep = zkp_porep_label_decode(&porep, zkp_pce_label(pce));
-	char desc[128] = "", tree[16] = "";
+	zkp_post_shape post;
+	bool is_post = !is_porep && zkp_post_label_decode(&post, zkp_pce_label(pce));
+	char desc[160] = "", tree[16] = "";
 	if (is_porep) {
 		zkp_porep_describe(desc, sizeof(desc), &porep);
 		zkp_porep_tree_name(tree, &porep);
+	} else if (is_post) {
+		zkp_post_describe(desc, sizeof(desc), &post);
+		zkp_porep_shape t = { .tree = { post.tree[0], post.tree[1], post.tree[2] } };
+		zkp_porep_tree_name(tree, &t);
 	}
 
 	/* The model with the key this circuit's bellman setup makes (compact
@@ -200,12 +207,19 @@ int zkp_cmd_inspect(int argc, char **argv)
 			       "\"layers\": %u, \"challenges\": %u, \"tree\": \"%s\"}}\n",
 			       (unsigned long long)porep.sector_bytes, (unsigned long long)porep.nodes,
 			       porep.layers, porep.challenges, tree);
+		else if (is_post)
+			printf("{\"kind\": \"filecoin-post-%s\", \"sector_bytes\": %llu, "
+			       "\"nodes\": %llu, \"sectors\": %u, \"challenges\": %u, \"tree\": \"%s\"}}\n",
+			       zkp_post_kind_name(post.kind), (unsigned long long)post.sector_bytes,
+			       (unsigned long long)post.nodes, post.sectors, post.challenges, tree);
 		else
 			printf("null}\n");
 	} else {
 		printf("file           %s\n", path);
 		if (is_porep)
 			printf("circuit        Filecoin StackedDRG PoRep partition, %s\n", desc);
+		else if (is_post)
+			printf("circuit        Filecoin Fallback PoSt, %s\n", desc);
 		printf("inputs         %llu (including ONE)\n", (unsigned long long)d->n_inputs);
 		printf("aux            %llu\n", (unsigned long long)d->n_aux);
 		printf("constraints    %llu\n", (unsigned long long)d->n_constraints);

@@ -5,8 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include "zkp_cmds.h"
 #include "zkpd/circuit.h"
@@ -42,52 +40,6 @@ static void help(FILE *f)
 		"                      rows' one A term each)\n\n"
 		"The 32GiB circuit counts in about 40 s and writes in about 100 s (three passes,\n"
 		"under 50 MiB of memory, a 4.3 GB file).\n");
-}
-
-static int parse_u64(const char *opt, const char *arg, uint64_t *v)
-{
-	char *end;
-	unsigned long long x = strtoull(arg, &end, 10);
-	if (!*arg || *end || arg[0] == '-') {
-		fprintf(stderr, "zkp porep circuit: bad %s '%s'\n", opt, arg);
-		return -1;
-	}
-	*v = x;
-	return 0;
-}
-
-static int parse_tree(const char *arg, unsigned tree[3])
-{
-	unsigned a, b, c;
-	char extra;
-	if (sscanf(arg, "%u-%u-%u%c", &a, &b, &c, &extra) == 3) {
-		tree[0] = a, tree[1] = b, tree[2] = c;
-		return 0;
-	}
-	if (sscanf(arg, "%u-%u%c", &a, &b, &extra) == 2) {
-		tree[0] = a, tree[1] = b, tree[2] = 0;
-		return 0;
-	}
-	if (sscanf(arg, "%u%c", &a, &extra) == 1) {
-		tree[0] = a, tree[1] = tree[2] = 0;
-		return 0;
-	}
-	fprintf(stderr, "zkp porep circuit: bad --tree '%s' (expected e.g. 8-8-0)\n", arg);
-	return -1;
-}
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static long peak_rss_kib(void)
-{
-	struct rusage u;
-	getrusage(RUSAGE_SELF, &u);
-	return u.ru_maxrss;
 }
 
 /* The witness of a development sector's partition, as a .wtns. */
@@ -150,21 +102,21 @@ static int circuit(int argc, char **argv, bool dev_witness)
 		} else if (!strcmp(a, "--sector-size") && has) {
 			size = argv[++i];
 		} else if (!strcmp(a, "--nodes") && has) {
-			if (parse_u64(a, argv[++i], &s.nodes))
+			if (zkp_parse_u64("porep circuit", a, argv[++i], &s.nodes))
 				return ZKP_EXIT_USAGE;
 			test_shape = true;
 		} else if (!strcmp(a, "--layers") && has) {
-			if (parse_u64(a, argv[++i], &v))
+			if (zkp_parse_u64("porep circuit", a, argv[++i], &v))
 				return ZKP_EXIT_USAGE;
 			s.layers = v > 255 ? 255 : (unsigned)v; /* shape_check names it */
 			test_shape = true;
 		} else if (!strcmp(a, "--challenges") && has) {
-			if (parse_u64(a, argv[++i], &v))
+			if (zkp_parse_u64("porep circuit", a, argv[++i], &v))
 				return ZKP_EXIT_USAGE;
 			s.challenges = v > 65535 ? 65535 : (unsigned)v; /* shape_check names it */
 			test_shape = true;
 		} else if (!strcmp(a, "--tree") && has) {
-			if (parse_tree(argv[++i], s.tree))
+			if (zkp_parse_tree("porep circuit", argv[++i], s.tree))
 				return ZKP_EXIT_USAGE;
 			test_shape = true;
 		} else {
@@ -204,7 +156,7 @@ static int circuit(int argc, char **argv, bool dev_witness)
 		return write_dev_witness(&s, seed, out, desc);
 	zkp_pce_builder_stats st;
 	zkp_porep_job job = { &s, NULL };
-	double t0 = now();
+	double t0 = zkp_now();
 	if (count) {
 		rc = zkp_circuit_count(zkp_porep_circuit_fn, &job, &st, &err);
 	} else {
@@ -212,41 +164,18 @@ static int circuit(int argc, char **argv, bool dev_witness)
 		zkp_porep_label_encode(label, &s);
 		rc = zkp_circuit_write(zkp_porep_circuit_fn, &job, out, label, &st, &err);
 	}
-	double secs = now() - t0;
+	double secs = zkp_now() - t0;
 	if (rc) {
 		fprintf(stderr, "zkp porep circuit: %s (%s)\n", zkp_error_text(&err, rc),
 			zkp_err_name(rc));
 		return ZKP_EXIT_FAIL;
 	}
 
-	const uint64_t in = st.n_inputs;
-	if (json) {
-		printf("{\"constraints\": %llu, \"rows\": %llu, \"inputs\": %llu, \"aux\": %llu, "
-		       "\"a_aux\": %llu, \"b_input\": %llu, \"b_aux\": %llu, \"nnz_a\": %llu, "
-		       "\"nnz_b\": %llu, \"nnz_c\": %llu}\n",
-		       (unsigned long long)st.rows, (unsigned long long)(st.rows + in),
-		       (unsigned long long)in, (unsigned long long)st.n_aux,
-		       (unsigned long long)st.a_aux, (unsigned long long)st.b_input,
-		       (unsigned long long)st.b_aux, (unsigned long long)(st.nnz[0] + in),
-		       (unsigned long long)st.nnz[1], (unsigned long long)st.nnz[2]);
-	} else {
-		printf("circuit        Filecoin StackedDRG PoRep partition, %s\n", desc);
-		printf("constraints    %llu (%llu rows with the %llu input rows)\n",
-		       (unsigned long long)st.rows, (unsigned long long)(st.rows + in),
-		       (unsigned long long)in);
-		printf("inputs         %llu (including ONE)\n", (unsigned long long)in);
-		printf("aux            %llu\n", (unsigned long long)st.n_aux);
-		printf("density        A aux %llu, B inputs %llu, B aux %llu\n",
-		       (unsigned long long)st.a_aux, (unsigned long long)st.b_input,
-		       (unsigned long long)st.b_aux);
-		printf("nnz            A %llu, B %llu, C %llu (A with the input rows)\n",
-		       (unsigned long long)(st.nnz[0] + in), (unsigned long long)st.nnz[1],
-		       (unsigned long long)st.nnz[2]);
-		if (out)
-			printf("file           %s\n", out);
-	}
+	char title[192];
+	snprintf(title, sizeof(title), "Filecoin StackedDRG PoRep partition, %s", desc);
+	zkp_print_circuit_report(title, &st, json, out);
 	fprintf(stderr, "zkp porep circuit: %s in %.1f s, peak RSS %.1f MiB\n",
-		count ? "counted" : "written", secs, (double)peak_rss_kib() / 1024.0);
+		count ? "counted" : "written", secs, zkp_peak_rss_mib());
 	return ZKP_EXIT_OK;
 }
 

@@ -94,5 +94,24 @@ grep -q "layers = 3" err.txt && ok "bad layers named" || bad "bad layers message
 expect 2 "porep bad arity" "$zkp" porep circuit --nodes 64 --layers 2 --challenges 1 --tree 16 --count
 expect 2 "porep no output" "$zkp" porep circuit --sector-size 2KiB
 
+# Filecoin Fallback PoSt: rust-fil-proofs' test shape (3 sectors x 5
+# challenges, base-8 trees of 64 leaves: 16,869 rows), its label, and the
+# 32 GiB WinningPoSt's 68 inputs.
+expect 0 "post circuit --count --json" "$zkp" post circuit --kind window --nodes 64 \
+  --sectors 3 --challenges 5 --tree 8-0-0 --count --json
+grep -q '"constraints": 16869, "rows": 16888, "inputs": 19,' out.txt &&
+  ok "PoSt test shape counts 16,869 rows and 19 inputs" || bad "post count: $(cat out.txt)"
+expect 0 "post circuit -o" "$zkp" post circuit --kind window --sector-size 2KiB -o post.pce
+expect 0 "inspect post" "$zkp" inspect --json post.pce
+grep -q '"circuit": {"kind": "filecoin-post-window", "sector_bytes": 2048, "nodes": 64, "sectors": 2, "challenges": 10, "tree": "8-0-0"}' out.txt &&
+  ok "inspect names the PoSt shape" || bad "inspect post: $(cat out.txt)"
+expect 0 "winning post count" "$zkp" post circuit --kind winning --sector-size 32GiB --count --json
+grep -q '"inputs": 68,' out.txt && ok "WinningPoSt 32GiB has 68 inputs" || bad "winning: $(cat out.txt)"
+expect 2 "post unknown kind" "$zkp" post circuit --kind snap --sector-size 2KiB --count
+grep -q "'snap'" err.txt && ok "unknown kind named" || bad "unknown kind message: $(cat err.txt)"
+expect 2 "post no sectors" "$zkp" post circuit --kind window --nodes 64 --sectors 0 \
+  --challenges 1 --tree 8 --count
+grep -q "sectors = 0" err.txt && ok "zero sectors named" || bad "zero sectors: $(cat err.txt)"
+
 echo "zkp_tool: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

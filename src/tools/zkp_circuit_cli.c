@@ -1,0 +1,88 @@
+/*
+ * What `zkp porep circuit` and `zkp post circuit` share: their shape
+ * options, and the structural fingerprint they print, as text or as one
+ * JSON object with the same keys for every kind of circuit.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "zkp_cmds.h"
+
+int zkp_parse_u64(const char *cmd, const char *opt, const char *arg, uint64_t *v)
+{
+	char *end;
+	unsigned long long x = strtoull(arg, &end, 10);
+	if (!*arg || *end || arg[0] == '-') {
+		fprintf(stderr, "zkp %s: bad %s '%s'\n", cmd, opt, arg);
+		return -1;
+	}
+	*v = x;
+	return 0;
+}
+
+int zkp_parse_tree(const char *cmd, const char *arg, unsigned tree[3])
+{
+	unsigned a, b, c;
+	char extra;
+	if (sscanf(arg, "%u-%u-%u%c", &a, &b, &c, &extra) == 3) {
+		tree[0] = a, tree[1] = b, tree[2] = c;
+		return 0;
+	}
+	if (sscanf(arg, "%u-%u%c", &a, &b, &extra) == 2) {
+		tree[0] = a, tree[1] = b, tree[2] = 0;
+		return 0;
+	}
+	if (sscanf(arg, "%u%c", &a, &extra) == 1) {
+		tree[0] = a, tree[1] = tree[2] = 0;
+		return 0;
+	}
+	fprintf(stderr, "zkp %s: bad --tree '%s' (expected e.g. 8-8-0)\n", cmd, arg);
+	return -1;
+}
+
+double zkp_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+double zkp_peak_rss_mib(void)
+{
+	struct rusage u;
+	getrusage(RUSAGE_SELF, &u);
+	return (double)u.ru_maxrss / 1024.0;
+}
+
+void zkp_print_circuit_report(const char *title, const zkp_pce_builder_stats *st, bool json,
+			      const char *out)
+{
+	const uint64_t in = st->n_inputs;
+	if (json) {
+		printf("{\"constraints\": %llu, \"rows\": %llu, \"inputs\": %llu, \"aux\": %llu, "
+		       "\"a_aux\": %llu, \"b_input\": %llu, \"b_aux\": %llu, \"nnz_a\": %llu, "
+		       "\"nnz_b\": %llu, \"nnz_c\": %llu}\n",
+		       (unsigned long long)st->rows, (unsigned long long)(st->rows + in),
+		       (unsigned long long)in, (unsigned long long)st->n_aux,
+		       (unsigned long long)st->a_aux, (unsigned long long)st->b_input,
+		       (unsigned long long)st->b_aux, (unsigned long long)(st->nnz[0] + in),
+		       (unsigned long long)st->nnz[1], (unsigned long long)st->nnz[2]);
+		return;
+	}
+	printf("circuit        %s\n", title);
+	printf("constraints    %llu (%llu rows with the %llu input rows)\n",
+	       (unsigned long long)st->rows, (unsigned long long)(st->rows + in),
+	       (unsigned long long)in);
+	printf("inputs         %llu (including ONE)\n", (unsigned long long)in);
+	printf("aux            %llu\n", (unsigned long long)st->n_aux);
+	printf("density        A aux %llu, B inputs %llu, B aux %llu\n",
+	       (unsigned long long)st->a_aux, (unsigned long long)st->b_input,
+	       (unsigned long long)st->b_aux);
+	printf("nnz            A %llu, B %llu, C %llu (A with the input rows)\n",
+	       (unsigned long long)(st->nnz[0] + in), (unsigned long long)st->nnz[1],
+	       (unsigned long long)st->nnz[2]);
+	if (out)
+		printf("file           %s\n", out);
+}
