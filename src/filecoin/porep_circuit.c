@@ -14,6 +14,7 @@
 
 #include <pthread.h>
 
+#include "le_bytes.h"
 #include "zkpd/porep.h"
 
 static const struct {
@@ -128,42 +129,28 @@ void zkp_porep_tree_cr(const zkp_porep_shape *s, zkp_tree_shape *ret)
 				 .arity = { s->tree[0], s->tree[1], s->tree[2] } };
 }
 
-static void put_le(uint8_t *p, uint64_t v, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, unsigned n)
-{
-	uint64_t v = 0;
-	for (unsigned i = n; i-- > 0;)
-		v = v << 8 | p[i];
-	return v;
-}
-
 void zkp_porep_label_encode(uint8_t out[32], const zkp_porep_shape *s)
 {
 	memset(out, 0, 32);
 	memcpy(out, "FPR1", 4);
-	put_le(out + 4, s->nodes, 8);
+	zkp_put_le(out + 4, s->nodes, 8);
 	out[12] = (uint8_t)s->layers;
-	put_le(out + 13, s->challenges, 2);
+	zkp_put_le(out + 13, s->challenges, 2);
 	for (int i = 0; i < 3; i++)
 		out[15 + i] = (uint8_t)s->tree[i];
-	put_le(out + 18, s->sector_bytes, 8);
+	zkp_put_le(out + 18, s->sector_bytes, 8);
 }
 
 bool zkp_porep_label_decode(zkp_porep_shape *ret, const uint8_t label[32])
 {
 	if (memcmp(label, "FPR1", 4))
 		return false;
-	ret->nodes = get_le(label + 4, 8);
+	ret->nodes = zkp_get_le(label + 4, 8);
 	ret->layers = label[12];
-	ret->challenges = (unsigned)get_le(label + 13, 2);
+	ret->challenges = (unsigned)zkp_get_le(label + 13, 2);
 	for (int i = 0; i < 3; i++)
 		ret->tree[i] = label[15 + i];
-	ret->sector_bytes = get_le(label + 18, 8);
+	ret->sector_bytes = zkp_get_le(label + 18, 8);
 	return true;
 }
 

@@ -11,6 +11,7 @@
 
 #include <openssl/evp.h>
 
+#include "le_bytes.h"
 #include "zkpd/porep_graph.h"
 
 /* ---------------------------------------------------------------- registry */
@@ -73,25 +74,11 @@ int zkp_porep_proof_from_id(const zkp_porep_proof **ret, uint64_t id, zkp_error 
 	return 0;
 }
 
-static void put_le64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
 void zkp_porep_id(uint8_t out[32], const zkp_porep_proof *p)
 {
 	memset(out, 0, 32);
-	put_le64(out, p->id);
-	put_le64(out + 8, 0); /* RegisteredSealProof::nonce is 0 for every proof */
+	zkp_put_le(out, p->id, 8);
+	zkp_put_le(out + 8, 0, 8); /* RegisteredSealProof::nonce is 0 for every proof */
 }
 
 const char *zkp_porep_api_name(zkp_porep_api api)
@@ -244,7 +231,7 @@ static void b2b_load(uint64_t m[16], const uint8_t *p, size_t n)
 	uint8_t blk[128] = { 0 };
 	memcpy(blk, p, n);
 	for (int i = 0; i < 16; i++)
-		m[i] = get_le64(blk + 8 * i);
+		m[i] = zkp_get_le(blk + 8 * i, 8);
 }
 
 void zkp_porep_blake2b(uint8_t *out, size_t outlen, const uint8_t *key, size_t keylen,
@@ -275,7 +262,7 @@ void zkp_porep_blake2b(uint8_t *out, size_t outlen, const uint8_t *key, size_t k
 	}
 	uint8_t full[64];
 	for (int i = 0; i < 8; i++)
-		put_le64(full + 8 * i, h[i]);
+		zkp_put_le(full + 8 * i, h[i], 8);
 	memcpy(out, full, outlen);
 }
 
@@ -378,7 +365,7 @@ int zkp_porep_graph_init(zkp_porep_graph *g, uint64_t nodes, const uint8_t porep
 	if ((rc = sha256_tagged(d, "Filecoin_Feistel", porep_id, err))) /* FEISTEL_DST */
 		return rc;
 	for (int i = 0; i < 4; i++)
-		g->feistel_keys[i] = get_le64(d + 8 * i);
+		g->feistel_keys[i] = zkp_get_le(d + 8 * i, 8);
 	g->nodes = nodes;
 	g->api = api;
 	g->half_bits = feistel_half_bits(8 * nodes); /* EXP_DEGREE * nodes */

@@ -11,6 +11,7 @@
 
 #include <openssl/evp.h>
 
+#include "le_bytes.h"
 #include "zkpd/post_vanilla.h"
 
 static const struct {
@@ -63,17 +64,12 @@ int zkp_post_leaf_challenge(uint64_t *ret, const uint8_t randomness[32], uint64_
 	if (nodes == 0)
 		return zkp_error_set(err, ZKP_ERR_INVAL, "PoSt challenge: a sector of 0 nodes");
 	memcpy(msg, randomness, 32);
-	for (int i = 0; i < 8; i++) {
-		msg[32 + i] = (uint8_t)(sector_id >> 8 * i);
-		msg[40 + i] = (uint8_t)(challenge_index >> 8 * i);
-	}
+	zkp_put_le(msg + 32, sector_id, 8);
+	zkp_put_le(msg + 40, challenge_index, 8);
 	if (!EVP_Digest(msg, sizeof(msg), d, &dlen, EVP_sha256(), NULL) || dlen != 32)
 		return zkp_error_set(err, ZKP_ERR_UNSUPPORTED,
 				     "PoSt challenge: OpenSSL SHA-256 failed");
-	uint64_t x = 0;
-	for (int i = 7; i >= 0; i--)
-		x = x << 8 | d[i];
-	*ret = x % nodes;
+	*ret = zkp_get_le(d, 8) % nodes;
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "le_bytes.h"
 #include "zkpd/porep.h"
 #include "zkpd/poseidon.h"
 #include "zkpd/post.h"
@@ -125,31 +126,17 @@ void zkp_post_describe(char *out, size_t n, const zkp_post_shape *s)
 		 s->sectors == 1 ? "" : "s", s->challenges, s->challenges == 1 ? "" : "s", k, tree);
 }
 
-static void put_le(uint8_t *p, uint64_t v, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, unsigned n)
-{
-	uint64_t v = 0;
-	for (unsigned i = n; i-- > 0;)
-		v = v << 8 | p[i];
-	return v;
-}
-
 void zkp_post_label_encode(uint8_t out[32], const zkp_post_shape *s)
 {
 	memset(out, 0, 32);
 	memcpy(out, "FPS1", 4);
 	out[4] = (uint8_t)s->kind;
-	put_le(out + 5, s->nodes, 8);
-	put_le(out + 13, s->sectors, 4);
-	put_le(out + 17, s->challenges, 2);
+	zkp_put_le(out + 5, s->nodes, 8);
+	zkp_put_le(out + 13, s->sectors, 4);
+	zkp_put_le(out + 17, s->challenges, 2);
 	for (int i = 0; i < 3; i++)
 		out[19 + i] = (uint8_t)s->tree[i];
-	put_le(out + 22, s->sector_bytes, 8);
+	zkp_put_le(out + 22, s->sector_bytes, 8);
 }
 
 bool zkp_post_label_decode(zkp_post_shape *ret, const uint8_t label[32])
@@ -157,12 +144,12 @@ bool zkp_post_label_decode(zkp_post_shape *ret, const uint8_t label[32])
 	if (memcmp(label, "FPS1", 4))
 		return false;
 	ret->kind = label[4] == ZKP_POST_WINNING ? ZKP_POST_WINNING : ZKP_POST_WINDOW;
-	ret->nodes = get_le(label + 5, 8);
-	ret->sectors = (unsigned)get_le(label + 13, 4);
-	ret->challenges = (unsigned)get_le(label + 17, 2);
+	ret->nodes = zkp_get_le(label + 5, 8);
+	ret->sectors = (unsigned)zkp_get_le(label + 13, 4);
+	ret->challenges = (unsigned)zkp_get_le(label + 17, 2);
 	for (int i = 0; i < 3; i++)
 		ret->tree[i] = label[19 + i];
-	ret->sector_bytes = get_le(label + 22, 8);
+	ret->sector_bytes = zkp_get_le(label + 22, 8);
 	return true;
 }
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "le_bytes.h"
 #include "zkpd/post_vanilla.h"
 
 #define SECTOR "vanilla_proof.sectors[0]"
@@ -86,20 +87,12 @@ static int take(const struct rd *r, size_t n, const char *what)
 		    r->len - r->off, n, what);
 }
 
-static uint64_t le(const uint8_t *p, unsigned n)
-{
-	uint64_t v = 0;
-	for (unsigned i = n; i-- > 0;)
-		v = v << 8 | p[i];
-	return v;
-}
-
 static int get_u64(struct rd *r, uint64_t *v, const char *what)
 {
 	int rc = take(r, 8, what);
 	if (rc)
 		return rc;
-	*v = le(r->b + r->off, 8);
+	*v = zkp_get_le(r->b + r->off, 8);
 	r->off += 8;
 	return 0;
 }
@@ -173,7 +166,7 @@ static int get_proof(struct rd *r, const zkp_tree_shape *t, unsigned i, zkp_post
 	int rc = take(r, 4, "variant tag (u32)");
 	if (rc)
 		return rc;
-	uint64_t tag = le(r->b + r->off, 4);
+	uint64_t tag = zkp_get_le(r->b + r->off, 4);
 	if (tag > 2)
 		return fail(r, r->off, ZKP_ERR_FORMAT,
 			    "variant tag %llu; a MerkleProof is 0 (Single), 1 (Sub) or 2 (Top)",

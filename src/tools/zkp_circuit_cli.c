@@ -56,7 +56,7 @@ double zkp_peak_rss_mib(void)
 	return (double)u.ru_maxrss / 1024.0;
 }
 
-void zkp_print_circuit_report(const char *title, const zkp_pce_builder_stats *st, bool json,
+static void print_report(const char *title, const zkp_pce_builder_stats *st, bool json,
 			      const char *out)
 {
 	const uint64_t in = st->n_inputs;
@@ -85,4 +85,23 @@ void zkp_print_circuit_report(const char *title, const zkp_pce_builder_stats *st
 	       (unsigned long long)st->nnz[2]);
 	if (out)
 		printf("file           %s\n", out);
+}
+
+int zkp_circuit_cli_run(const char *cmd, zkp_circuit_fn fn, void *job, const uint8_t *label,
+			const char *out, const char *title, bool json)
+{
+	zkp_pce_builder_stats st;
+	zkp_error err = { 0 };
+	double t0 = zkp_now();
+	int rc = out ? zkp_circuit_write(fn, job, out, label, &st, &err) :
+		       zkp_circuit_count(fn, job, &st, &err);
+	double secs = zkp_now() - t0;
+	if (rc) {
+		fprintf(stderr, "zkp %s: %s (%s)\n", cmd, zkp_error_text(&err, rc), zkp_err_name(rc));
+		return ZKP_EXIT_FAIL;
+	}
+	print_report(title, &st, json, out);
+	fprintf(stderr, "zkp %s: %s in %.1f s, peak RSS %.1f MiB\n", cmd,
+		out ? "written" : "counted", secs, zkp_peak_rss_mib());
+	return ZKP_EXIT_OK;
 }

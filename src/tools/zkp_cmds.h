@@ -48,13 +48,15 @@ int zkp_parse_tree(const char *cmd, const char *arg, unsigned tree[3]);
 /* Monotonic seconds, and this process's peak RSS in MiB. */
 double zkp_now(void);
 double zkp_peak_rss_mib(void);
-/* A circuit's structural fingerprint (zkp_circuit_cli.c): as text under
- * title, or with json one object of constraints (synthesized rows), rows
- * (with the prover's input rows), inputs (with ONE), aux, a_aux, b_input,
- * b_aux, nnz_a, nnz_b, nnz_c (A with the input rows' one term each); out,
- * when not NULL, is the file written. */
-void zkp_print_circuit_report(const char *title, const zkp_pce_builder_stats *st, bool json,
-			      const char *out);
+/* Counts the circuit fn(job) (out NULL) or writes it to out with label,
+ * then prints its structural fingerprint (zkp_circuit_cli.c): as text
+ * under title, or with json one object of constraints (synthesized rows),
+ * rows (with the prover's input rows), inputs (with ONE), aux, a_aux,
+ * b_input, b_aux, nnz_a, nnz_b, nnz_c (A with the input rows' one term
+ * each); the time and peak RSS on stderr. Returns ZKP_EXIT_OK, or
+ * ZKP_EXIT_FAIL after "zkp CMD: why" on stderr. */
+int zkp_circuit_cli_run(const char *cmd, zkp_circuit_fn fn, void *job, const uint8_t *label,
+			const char *out, const char *title, bool json);
 
 /* zkp inspect for a Groth16 key or verifying key; returns the exit code. */
 int zkp_inspect_key(const char *path, bool json);

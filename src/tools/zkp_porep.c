@@ -154,29 +154,13 @@ static int circuit(int argc, char **argv, bool dev_witness)
 	zkp_porep_describe(desc, sizeof(desc), &s);
 	if (dev_witness)
 		return write_dev_witness(&s, seed, out, desc);
-	zkp_pce_builder_stats st;
 	zkp_porep_job job = { &s, NULL };
-	double t0 = zkp_now();
-	if (count) {
-		rc = zkp_circuit_count(zkp_porep_circuit_fn, &job, &st, &err);
-	} else {
-		uint8_t label[ZKP_PCE_LABEL_BYTES];
-		zkp_porep_label_encode(label, &s);
-		rc = zkp_circuit_write(zkp_porep_circuit_fn, &job, out, label, &st, &err);
-	}
-	double secs = zkp_now() - t0;
-	if (rc) {
-		fprintf(stderr, "zkp porep circuit: %s (%s)\n", zkp_error_text(&err, rc),
-			zkp_err_name(rc));
-		return ZKP_EXIT_FAIL;
-	}
-
+	uint8_t label[ZKP_PCE_LABEL_BYTES];
+	zkp_porep_label_encode(label, &s);
 	char title[192];
 	snprintf(title, sizeof(title), "Filecoin StackedDRG PoRep partition, %s", desc);
-	zkp_print_circuit_report(title, &st, json, out);
-	fprintf(stderr, "zkp porep circuit: %s in %.1f s, peak RSS %.1f MiB\n",
-		count ? "counted" : "written", secs, zkp_peak_rss_mib());
-	return ZKP_EXIT_OK;
+	return zkp_circuit_cli_run("porep circuit", zkp_porep_circuit_fn, &job, label, out, title,
+				   json);
 }
 
 int zkp_cmd_porep(int argc, char **argv)

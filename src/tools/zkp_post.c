@@ -115,27 +115,11 @@ static int circuit(int argc, char **argv)
 
 	char desc[160], title[192];
 	zkp_post_describe(desc, sizeof(desc), &s);
-	zkp_pce_builder_stats st;
-	zkp_post_job job = { &s, NULL };
-	double t0 = zkp_now();
-	if (count) {
-		rc = zkp_circuit_count(zkp_post_circuit_fn, &job, &st, &err);
-	} else {
-		uint8_t label[ZKP_PCE_LABEL_BYTES];
-		zkp_post_label_encode(label, &s);
-		rc = zkp_circuit_write(zkp_post_circuit_fn, &job, out, label, &st, &err);
-	}
-	double secs = zkp_now() - t0;
-	if (rc) {
-		fprintf(stderr, "zkp post circuit: %s (%s)\n", zkp_error_text(&err, rc),
-			zkp_err_name(rc));
-		return ZKP_EXIT_FAIL;
-	}
 	snprintf(title, sizeof(title), "Filecoin Fallback PoSt, %s", desc);
-	zkp_print_circuit_report(title, &st, json, out);
-	fprintf(stderr, "zkp post circuit: %s in %.1f s, peak RSS %.1f MiB\n",
-		count ? "counted" : "written", secs, zkp_peak_rss_mib());
-	return ZKP_EXIT_OK;
+	zkp_post_job job = { &s, NULL };
+	uint8_t label[ZKP_PCE_LABEL_BYTES];
+	zkp_post_label_encode(label, &s);
+	return zkp_circuit_cli_run(cmd, zkp_post_circuit_fn, &job, label, out, title, json);
 }
 
 int zkp_cmd_post(int argc, char **argv)
