@@ -74,6 +74,11 @@ void zkp_num_inputize(zkp_cs *cs, const zkp_num *x);
 /* Non-strict to_bits_le: 255 allocated bits, LSB first, then the row
  * 0 * 0 = sum 2^i b_i - x. No range check. */
 void zkp_num_to_bits_le(zkp_cs *cs, const zkp_num *x, zkp_bool bits[255]);
+/* storage-proofs-update's allocated_num_to_allocated_bits: the same 255
+ * bits, then the row (sum 2^i b_i) * ONE = x. No range check. */
+void zkp_num_alloc_bits_le(zkp_cs *cs, const zkp_num *x, zkp_bool bits[255]);
+/* AllocatedNum::mul: a new number p = x * y and the row x * y = p. */
+zkp_num zkp_num_mul(zkp_cs *cs, const zkp_num *x, const zkp_num *y);
 /* multipack::pack_bits: the first min(n, 254) bits as a new number, row
  * (sum 2^i bit_i) * ONE = v. */
 zkp_num zkp_pack_bits(zkp_cs *cs, const zkp_bool *bits, size_t n);
@@ -194,5 +199,17 @@ int zkp_tree_shape_check(const zkp_tree_shape *t, zkp_error *err);
  * (may be NULL otherwise). */
 void zkp_por_circuit(zkp_cs *cs, const zkp_tree_shape *t, const zkp_num *leaf,
 		     const zkp_num *root, const zkp_path *path);
+
+/* por_no_challenge_input (rust-fil-proofs por.rs): the index bits are
+ * given (zkp_tree_index_bits of them, LSB first) and the siblings already
+ * allocated (arity - 1 per level, level after level); per level insert and
+ * hash, then the row computed_root * ONE = root. No input. */
+void zkp_por_given(zkp_cs *cs, const zkp_tree_shape *t, const zkp_num *leaf, const zkp_num *root,
+		   const zkp_bool *bits, const zkp_num *siblings);
+
+/* insertion.rs select: from[index] for the n index bits (LSB first) over
+ * 2^n numbers, by halving rounds of picks from the most significant bit:
+ * 2^n - 1 rows. */
+zkp_num zkp_select(zkp_cs *cs, const zkp_num *from, const zkp_bool *bits, unsigned n);
 
 #endif

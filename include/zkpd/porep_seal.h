@@ -70,6 +70,8 @@ const zkp_fr *zkp_porep_sector_comm_d(const zkp_porep_sector *sec);
 const zkp_fr *zkp_porep_sector_comm_c(const zkp_porep_sector *sec);
 const zkp_fr *zkp_porep_sector_comm_r_last(const zkp_porep_sector *sec);
 const zkp_fr *zkp_porep_sector_comm_r(const zkp_porep_sector *sec);
+/* The replica, tree R's nodes leaves (label_L + data). */
+const zkp_fr *zkp_porep_sector_replica(const zkp_porep_sector *sec);
 /* The label of node in layer (1-based). */
 const zkp_fr *zkp_porep_sector_label(const zkp_porep_sector *sec, unsigned layer, uint64_t node);
 

@@ -4,17 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "merkle_int.h"
 #include "zkpd/fil_sha256.h"
 #include "zkpd/poseidon.h"
 #include "zkpd/porep_seal.h"
 
 #define MAX_NODES (1ULL << 28)
-
-struct tree {
-	zkp_tree_shape shape;
-	unsigned nlevels;
-	zkp_fr *level[ZKP_PATH_MAX_LEVELS + 1];
-};
 
 struct zkp_porep_sector {
 	zkp_porep_shape s;
@@ -22,76 +17,8 @@ struct zkp_porep_sector {
 	zkp_fr *data, *labels; /* labels[layer * nodes + node], layer 0-based */
 	zkp_porep_parents_fn parents;
 	void *ctx;
-	struct tree d, c, r;
+	zkp_merkle d, c, r;
 };
-
-static int hash_group(const struct tree *t, zkp_fr *out, const zkp_fr *in, unsigned arity)
-{
-	if (t->shape.hash == ZKP_TREE_SHA256) {
-		uint8_t l[32], r[32], d[32];
-		zkp_fr_to_le(l, &in[0]);
-		zkp_fr_to_le(r, &in[1]);
-		int rc = zkp_fil_sha256_node(d, l, r);
-		return rc ? rc : zkp_fr_from_le(out, d); /* trimmed: below r */
-	}
-	const zkp_poseidon_consts *c;
-	int rc = zkp_poseidon_consts_get(&c, arity);
-	if (!rc)
-		zkp_poseidon_hash(out, c, in);
-	return rc;
-}
-
-/* Every level of the tree, grouping consecutive nodes by the level's
- * arity: base levels, then the sub and top levels. */
-static int tree_build(struct tree *t, const zkp_tree_shape *shape, const zkp_fr *leaves,
-		      uint64_t n)
-{
-	t->shape = *shape;
-	t->nlevels = zkp_tree_levels(shape);
-	for (unsigned l = 0; l <= t->nlevels; l++) {
-		uint64_t count = l == 0 ? n : n / zkp_tree_level_arity(shape, l - 1);
-		t->level[l] = malloc(count * sizeof(zkp_fr));
-		if (!t->level[l])
-			return ZKP_ERR_NOMEM;
-		if (l == 0) {
-			memcpy(t->level[0], leaves, n * sizeof(zkp_fr));
-			continue;
-		}
-		unsigned a = zkp_tree_level_arity(shape, l - 1);
-		for (uint64_t g = 0; g < count; g++) {
-			int rc = hash_group(t, &t->level[l][g], &t->level[l - 1][g * a], a);
-			if (rc)
-				return rc;
-		}
-		n = count;
-	}
-	return n == 1 ? 0 : ZKP_ERR_INVAL;
-}
-
-static void tree_free(struct tree *t)
-{
-	for (unsigned l = 0; l <= ZKP_PATH_MAX_LEVELS; l++)
-		free(t->level[l]);
-}
-
-static const zkp_fr *tree_root(const struct tree *t) { return &t->level[t->nlevels][0]; }
-
-/* Per level: the node's position in its group and the other members in
- * order (a PathElement's index and hashes). */
-static void tree_path(const struct tree *t, uint64_t idx, zkp_path *p)
-{
-	unsigned s = 0;
-	memset(p, 0, sizeof(*p));
-	for (unsigned l = 0; l < t->nlevels; l++) {
-		unsigned a = zkp_tree_level_arity(&t->shape, l), pos = (unsigned)(idx % a);
-		uint64_t group = idx / a;
-		p->index[l] = (uint8_t)pos;
-		for (unsigned k = 0; k < a; k++)
-			if (k != pos)
-				p->siblings[s++] = t->level[l][group * a + k];
-		idx = group;
-	}
-}
 
 static zkp_fr *label_at(const zkp_porep_sector *sec, unsigned layer0, uint64_t node)
 {
@@ -177,12 +104,12 @@ static int seal(zkp_porep_sector *sec, zkp_error *err)
 	}
 	zkp_porep_tree_d(&sec->s, &td);
 	zkp_porep_tree_cr(&sec->s, &tcr);
-	if ((rc = tree_build(&sec->d, &td, sec->data, N)) ||
-	    (rc = tree_build(&sec->c, &tcr, col, N)) || (rc = tree_build(&sec->r, &tcr, rep, N))) {
+	if ((rc = zkp_merkle_build(&sec->d, &td, sec->data, N)) ||
+	    (rc = zkp_merkle_build(&sec->c, &tcr, col, N)) || (rc = zkp_merkle_build(&sec->r, &tcr, rep, N))) {
 		zkp_error_set(err, rc, "building the sector's trees: %s", zkp_strerror(rc));
 		goto out;
 	}
-	zkp_fr pair[2] = { *tree_root(&sec->c), *tree_root(&sec->r) };
+	zkp_fr pair[2] = { *zkp_merkle_root(&sec->c), *zkp_merkle_root(&sec->r) };
 	zkp_poseidon_hash(&sec->comm_r, p2, pair);
 out:
 	free(col);
@@ -192,15 +119,15 @@ out:
 
 int zkp_porep_comm_d(zkp_fr *ret, const zkp_porep_shape *s, const zkp_fr *data, zkp_error *err)
 {
-	struct tree t = { 0 };
+	zkp_merkle t = { 0 };
 	zkp_tree_shape td;
 	zkp_porep_tree_d(s, &td);
-	int rc = tree_build(&t, &td, data, s->nodes);
+	int rc = zkp_merkle_build(&t, &td, data, s->nodes);
 	if (rc)
 		zkp_error_set(err, rc, "tree D: %s", zkp_strerror(rc));
 	else
-		*ret = *tree_root(&t);
-	tree_free(&t);
+		*ret = *zkp_merkle_root(&t);
+	zkp_merkle_free(&t);
 	return rc;
 }
 
@@ -244,9 +171,9 @@ void zkp_porep_sector_free(zkp_porep_sector *sec)
 {
 	if (!sec)
 		return;
-	tree_free(&sec->d);
-	tree_free(&sec->c);
-	tree_free(&sec->r);
+	zkp_merkle_free(&sec->d);
+	zkp_merkle_free(&sec->c);
+	zkp_merkle_free(&sec->r);
 	free(sec->data);
 	free(sec->labels);
 	free(sec);
@@ -254,9 +181,10 @@ void zkp_porep_sector_free(zkp_porep_sector *sec)
 
 const zkp_porep_shape *zkp_porep_sector_shape(const zkp_porep_sector *sec) { return &sec->s; }
 const zkp_fr *zkp_porep_sector_replica_id(const zkp_porep_sector *sec) { return &sec->replica_id; }
-const zkp_fr *zkp_porep_sector_comm_d(const zkp_porep_sector *sec) { return tree_root(&sec->d); }
-const zkp_fr *zkp_porep_sector_comm_c(const zkp_porep_sector *sec) { return tree_root(&sec->c); }
-const zkp_fr *zkp_porep_sector_comm_r_last(const zkp_porep_sector *sec) { return tree_root(&sec->r); }
+const zkp_fr *zkp_porep_sector_comm_d(const zkp_porep_sector *sec) { return zkp_merkle_root(&sec->d); }
+const zkp_fr *zkp_porep_sector_comm_c(const zkp_porep_sector *sec) { return zkp_merkle_root(&sec->c); }
+const zkp_fr *zkp_porep_sector_comm_r_last(const zkp_porep_sector *sec) { return zkp_merkle_root(&sec->r); }
+const zkp_fr *zkp_porep_sector_replica(const zkp_porep_sector *sec) { return sec->r.level[0]; }
 const zkp_fr *zkp_porep_sector_comm_r(const zkp_porep_sector *sec) { return &sec->comm_r; }
 
 const zkp_fr *zkp_porep_sector_label(const zkp_porep_sector *sec, unsigned layer, uint64_t node)
@@ -275,20 +203,20 @@ void zkp_porep_sector_challenge(const zkp_porep_sector *sec, uint64_t node,
 	sec->parents(sec->ctx, node, par);
 	ch->node = node;
 	ch->data_leaf = sec->data[node];
-	tree_path(&sec->d, node, &ch->comm_d_path);
+	zkp_merkle_path(&sec->d, node, &ch->comm_d_path);
 	for (unsigned p = 0; p < ZKP_POREP_PARENTS; p++) {
 		for (unsigned l = 0; l < L; l++)
 			ch->parent_rows[p][l] = *label_at(sec, l, par[p]);
-		tree_path(&sec->c, par[p], &ch->parent_paths[p]);
+		zkp_merkle_path(&sec->c, par[p], &ch->parent_paths[p]);
 		out->parent_nodes[p] = par[p];
 	}
-	tree_path(&sec->r, node, &ch->comm_r_last_path);
-	tree_path(&sec->c, node, &ch->comm_c_path);
+	zkp_merkle_path(&sec->r, node, &ch->comm_r_last_path);
+	zkp_merkle_path(&sec->c, node, &ch->comm_c_path);
 	out->column_index = (uint32_t)node;
 	for (unsigned l = 0; l < L; l++)
 		out->column_rows[l] = *label_at(sec, l, node);
 	out->comm_r_last_leaf = sec->r.level[0][node];
-	out->roots[0] = *tree_root(&sec->d);
-	out->roots[1] = *tree_root(&sec->r);
-	out->roots[2] = *tree_root(&sec->c);
+	out->roots[0] = *zkp_merkle_root(&sec->d);
+	out->roots[1] = *zkp_merkle_root(&sec->r);
+	out->roots[2] = *zkp_merkle_root(&sec->c);
 }

@@ -38,13 +38,43 @@ void zkp_num_enforce_equal(zkp_cs *cs, const zkp_num *x, const zkp_num *y)
 	zkp_cs_enforce_scratch(cs);
 }
 
-void zkp_num_to_bits_le(zkp_cs *cs, const zkp_num *x, zkp_bool bits[FR_NUM_BITS])
+/* The 255 bits of x's canonical value, allocated least significant first. */
+static void alloc_bits(zkp_cs *cs, const zkp_num *x, zkp_bool bits[FR_NUM_BITS])
 {
 	uint64_t limbs[ZKP_FR_LIMBS] = { 0 };
 	if (zkp_cs_witness(cs))
 		zkp_fr_to_limbs(limbs, &x->value);
 	for (unsigned i = 0; i < FR_NUM_BITS; i++)
 		bits[i] = zkp_bool_alloc(cs, (limbs[i / 64] >> (i % 64)) & 1);
+}
+
+void zkp_num_alloc_bits_le(zkp_cs *cs, const zkp_num *x, zkp_bool bits[FR_NUM_BITS])
+{
+	alloc_bits(cs, x, bits);
+	zkp_lc *a = &cs->lc[0], *b = &cs->lc[1], *c = &cs->lc[2];
+	for (unsigned i = 0; i < FR_NUM_BITS; i++)
+		zkp_lc_add(cs, a, bits[i].var, zkp_cs_pow2(i));
+	zkp_lc_add(cs, b, ZKP_CS_ONE, NULL);
+	zkp_lc_add(cs, c, x->var, NULL);
+	zkp_cs_enforce_scratch(cs);
+}
+
+zkp_num zkp_num_mul(zkp_cs *cs, const zkp_num *x, const zkp_num *y)
+{
+	zkp_fr v;
+	zkp_fr_mul(&v, &x->value, &y->value);
+	zkp_num out = zkp_num_alloc(cs, &v);
+	zkp_lc *a = &cs->lc[0], *b = &cs->lc[1], *c = &cs->lc[2];
+	zkp_lc_add(cs, a, x->var, NULL);
+	zkp_lc_add(cs, b, y->var, NULL);
+	zkp_lc_add(cs, c, out.var, NULL);
+	zkp_cs_enforce_scratch(cs);
+	return out;
+}
+
+void zkp_num_to_bits_le(zkp_cs *cs, const zkp_num *x, zkp_bool bits[FR_NUM_BITS])
+{
+	alloc_bits(cs, x, bits);
 	/* After the bits: each zkp_bool_alloc uses the scratch rows. */
 	zkp_lc *c = &cs->lc[2];
 	for (unsigned i = 0; i < FR_NUM_BITS; i++)

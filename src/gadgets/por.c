@@ -6,6 +6,8 @@
  * 530 (3 index bits, 22 insert rows, 505 hash rows); binary Poseidon 314.
  * Each inclusion adds 2 rows: the packed index input and the root equality.
  */
+#include <string.h>
+
 #include "zkpd/gadgets.h"
 
 zkp_num zkp_pick(zkp_cs *cs, zkp_bool cond, const zkp_num *a, const zkp_num *b)
@@ -156,15 +158,32 @@ int zkp_tree_shape_check(const zkp_tree_shape *t, zkp_error *err)
 	return 0;
 }
 
+/* One level: cur inserted among the siblings at the bits' position, hashed. */
+static zkp_num level_hash(zkp_cs *cs, const zkp_tree_shape *t, unsigned arity, const zkp_num *cur,
+			  const zkp_bool *bits, const zkp_num *sib)
+{
+	zkp_num ins[8];
+	zkp_insert(cs, arity, cur, bits, sib, ins);
+	if (t->hash == ZKP_TREE_SHA256)
+		return zkp_sha256_leaves_circuit(cs, ins, arity);
+	const zkp_poseidon_consts *c;
+	int rc = zkp_poseidon_consts_get(&c, arity);
+	if (rc) {
+		zkp_cs_fail(cs, rc, "Poseidon of arity %u", arity);
+		return *cur;
+	}
+	return zkp_poseidon_circuit(cs, c, ins);
+}
+
 void zkp_por_circuit(zkp_cs *cs, const zkp_tree_shape *t, const zkp_num *leaf,
 		     const zkp_num *root, const zkp_path *path)
 {
 	zkp_bool bits[254];
-	zkp_num sib[7], ins[8], cur = *leaf;
+	zkp_num sib[7], cur = *leaf;
 	unsigned nbits = 0, s = 0;
 	const bool w = zkp_cs_witness(cs);
 
-	for (unsigned l = 0; l < zkp_tree_levels(t); l++) {
+	for (unsigned l = 0; l < zkp_tree_levels(t) && !zkp_cs_error(cs); l++) {
 		unsigned arity = zkp_tree_level_arity(t, l), k = log2u(arity);
 		unsigned index = w ? path->index[l] : 0;
 		zkp_bool *lb = &bits[nbits];
@@ -173,19 +192,39 @@ void zkp_por_circuit(zkp_cs *cs, const zkp_tree_shape *t, const zkp_num *leaf,
 		nbits += k;
 		for (unsigned i = 0; i + 1 < arity; i++, s++)
 			sib[i] = zkp_num_alloc(cs, w ? &path->siblings[s] : NULL);
-		zkp_insert(cs, arity, &cur, lb, sib, ins);
-		if (t->hash == ZKP_TREE_SHA256) {
-			cur = zkp_sha256_leaves_circuit(cs, ins, arity);
-		} else {
-			const zkp_poseidon_consts *c;
-			int rc = zkp_poseidon_consts_get(&c, arity);
-			if (rc) {
-				zkp_cs_fail(cs, rc, "Poseidon of arity %u", arity);
-				return;
-			}
-			cur = zkp_poseidon_circuit(cs, c, ins);
-		}
+		cur = level_hash(cs, t, arity, &cur, lb, sib);
 	}
 	zkp_pack_into_inputs(cs, bits, nbits);
 	zkp_num_enforce_equal(cs, &cur, root);
+}
+
+void zkp_por_given(zkp_cs *cs, const zkp_tree_shape *t, const zkp_num *leaf, const zkp_num *root,
+		   const zkp_bool *bits, const zkp_num *siblings)
+{
+	zkp_num cur = *leaf;
+	for (unsigned l = 0; l < zkp_tree_levels(t) && !zkp_cs_error(cs); l++) {
+		unsigned arity = zkp_tree_level_arity(t, l);
+		cur = level_hash(cs, t, arity, &cur, bits, siblings);
+		bits += log2u(arity);
+		siblings += arity - 1;
+	}
+	zkp_num_enforce_equal(cs, &cur, root);
+}
+
+zkp_num zkp_select(zkp_cs *cs, const zkp_num *from, const zkp_bool *bits, unsigned n)
+{
+	/* state halves each round; 2^n <= 256 in every Filecoin use */
+	zkp_num state[256];
+	size_t half = (size_t)1 << n;
+	if (n > 8) {
+		zkp_cs_fail(cs, ZKP_ERR_INVAL, "select over 2^%u numbers: at most 2^8", n);
+		return from[0];
+	}
+	memcpy(state, from, half * sizeof(state[0]));
+	for (unsigned i = 0; i < n; i++) {
+		half /= 2;
+		for (size_t j = 0; j < half; j++)
+			state[j] = zkp_pick(cs, bits[n - 1 - i], &state[half + j], &state[j]);
+	}
+	return state[0];
 }
