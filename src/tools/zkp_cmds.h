@@ -30,6 +30,7 @@ int zkp_cmd_porep(int argc, char **argv);
 /* zkp porep seal | prove | verify (zkp_porep_c2.c); sub names which. */
 int zkp_cmd_porep_c2(const char *sub, int argc, char **argv);
 int zkp_cmd_post(int argc, char **argv);
+int zkp_cmd_snap(int argc, char **argv);
 
 /* Helpers shared by subcommands. */
 /* Prints s as a JSON string literal (quoted, escaped). */

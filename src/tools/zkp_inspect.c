@@ -19,6 +19,7 @@
 #include "zkpd/pce.h"
 #include "zkpd/porep.h"
 #include "zkpd/post.h"
+#include "zkpd/snap.h"
 
 static void help(FILE *f)
 {
@@ -145,6 +146,8 @@ int zkp_cmd_inspect(int argc, char **argv)
 	bool is_porep = zkp_porep_label_decode(&porep, zkp_pce_label(pce));
 	zkp_post_shape post;
 	bool is_post = !is_porep && zkp_post_label_decode(&post, zkp_pce_label(pce));
+	zkp_snap_shape snap;
+	bool is_snap = !is_porep && !is_post && zkp_snap_label_decode(&snap, zkp_pce_label(pce));
 	char desc[160] = "", tree[16] = "";
 	if (is_porep) {
 		zkp_porep_describe(desc, sizeof(desc), &porep);
@@ -152,6 +155,10 @@ int zkp_cmd_inspect(int argc, char **argv)
 	} else if (is_post) {
 		zkp_post_describe(desc, sizeof(desc), &post);
 		zkp_porep_shape t = { .tree = { post.tree[0], post.tree[1], post.tree[2] } };
+		zkp_porep_tree_name(tree, &t);
+	} else if (is_snap) {
+		zkp_snap_describe(desc, sizeof(desc), &snap);
+		zkp_porep_shape t = { .tree = { snap.tree[0], snap.tree[1], snap.tree[2] } };
 		zkp_porep_tree_name(tree, &t);
 	}
 
@@ -212,6 +219,12 @@ int zkp_cmd_inspect(int argc, char **argv)
 			       "\"nodes\": %llu, \"sectors\": %u, \"challenges\": %u, \"tree\": \"%s\"}}\n",
 			       zkp_post_kind_name(post.kind), (unsigned long long)post.sector_bytes,
 			       (unsigned long long)post.nodes, post.sectors, post.challenges, tree);
+		else if (is_snap)
+			printf("{\"kind\": \"filecoin-snap\", \"sector_bytes\": %llu, "
+			       "\"nodes\": %llu, \"partitions\": %u, \"challenges\": %u, "
+			       "\"apex_leaves\": %u, \"tree\": \"%s\"}}\n",
+			       (unsigned long long)snap.sector_bytes, (unsigned long long)snap.nodes,
+			       snap.partitions, snap.challenges, snap.apex_leaves, tree);
 		else
 			printf("null}\n");
 	} else {
@@ -220,6 +233,8 @@ int zkp_cmd_inspect(int argc, char **argv)
 			printf("circuit        Filecoin StackedDRG PoRep partition, %s\n", desc);
 		else if (is_post)
 			printf("circuit        Filecoin Fallback PoSt, %s\n", desc);
+		else if (is_snap)
+			printf("circuit        Filecoin SnapDeals partition, %s\n", desc);
 		printf("inputs         %llu (including ONE)\n", (unsigned long long)d->n_inputs);
 		printf("aux            %llu\n", (unsigned long long)d->n_aux);
 		printf("constraints    %llu\n", (unsigned long long)d->n_constraints);

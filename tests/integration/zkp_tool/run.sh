@@ -112,6 +112,15 @@ grep -q "'snap'" err.txt && ok "unknown kind named" || bad "unknown kind message
 expect 2 "post no sectors" "$zkp" post circuit --kind window --nodes 64 --sectors 0 \
   --challenges 1 --tree 8 --count
 grep -q "sectors = 0" err.txt && ok "zero sectors named" || bad "zero sectors: $(cat err.txt)"
+expect 0 "snap circuit count" "$zkp" snap circuit --sector-size 1KiB --count --json
+grep -q '"constraints": 1248389, "rows": 1248394, "inputs": 5,' out.txt &&
+  ok "SnapDeals 1KiB counts 1,248,389 rows and 5 inputs" || bad "snap count: $(cat out.txt)"
+expect 0 "snap circuit -o" "$zkp" snap circuit --sector-size 2KiB -o snap.pce
+expect 0 "inspect snap" "$zkp" inspect --json snap.pce
+grep -q '"circuit": {"kind": "filecoin-snap", "sector_bytes": 2048, "nodes": 64, "partitions": 1, "challenges": 10, "apex_leaves": 8, "tree": "8-0-0"}' out.txt &&
+  ok "inspect names the SnapDeals shape" || bad "inspect snap: $(cat out.txt)"
+expect 2 "snap bad size" "$zkp" snap circuit --sector-size 3KiB --count
+grep -q "3072 bytes" err.txt && ok "bad SnapDeals size named" || bad "snap size: $(cat err.txt)"
 
 echo "zkp_tool: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
