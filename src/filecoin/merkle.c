@@ -8,9 +8,9 @@
 #include "zkpd/fil_sha256.h"
 #include "zkpd/poseidon.h"
 
-static int hash_group(const zkp_merkle *t, zkp_fr *out, const zkp_fr *in, unsigned arity)
+static int hash_group(const zkp_tree_shape *t, zkp_fr *out, const zkp_fr *in, unsigned arity)
 {
-	if (t->shape.hash == ZKP_TREE_SHA256) {
+	if (t->hash == ZKP_TREE_SHA256) {
 		uint8_t l[32], r[32], d[32];
 		zkp_fr_to_le(l, &in[0]);
 		zkp_fr_to_le(r, &in[1]);
@@ -41,7 +41,7 @@ int zkp_merkle_build(zkp_merkle *t, const zkp_tree_shape *shape, const zkp_fr *l
 		}
 		unsigned a = zkp_tree_level_arity(shape, l - 1);
 		for (uint64_t g = 0; g < count; g++) {
-			int rc = hash_group(t, &t->level[l][g], &t->level[l - 1][g * a], a);
+			int rc = hash_group(&t->shape, &t->level[l][g], &t->level[l - 1][g * a], a);
 			if (rc)
 				return rc;
 		}
@@ -73,4 +73,29 @@ void zkp_merkle_path(const zkp_merkle *t, uint64_t idx, zkp_path *p)
 				p->siblings[s++] = t->level[l][group * a + k];
 		idx = group;
 	}
+}
+
+int zkp_merkle_walk(const zkp_tree_shape *t, const zkp_fr *leaf, const zkp_path *p,
+		    zkp_fr *nodes, zkp_fr *root)
+{
+	zkp_fr in[8], cur = *leaf;
+	unsigned sib = 0, levels = zkp_tree_levels(t);
+	if (nodes)
+		nodes[0] = cur;
+	for (unsigned l = 0; l < levels; l++) {
+		unsigned a = zkp_tree_level_arity(t, l), pos = p->index[l];
+		if (pos >= a || a > 8)
+			return ZKP_ERR_INVAL;
+		memcpy(in, &p->siblings[sib], pos * sizeof(zkp_fr));
+		in[pos] = cur;
+		memcpy(&in[pos + 1], &p->siblings[sib + pos], (a - 1 - pos) * sizeof(zkp_fr));
+		int rc = hash_group(t, &cur, in, a);
+		if (rc)
+			return rc;
+		sib += a - 1;
+		if (nodes)
+			nodes[l + 1] = cur;
+	}
+	*root = cur;
+	return 0;
 }

@@ -31,4 +31,11 @@ const zkp_fr *zkp_merkle_root(const zkp_merkle *t);
  * members in order (a path element's index and hashes). */
 void zkp_merkle_path(const zkp_merkle *t, uint64_t leaf, zkp_path *p);
 
+/* Walks leaf up a path natively: nodes[l] is the node at level l
+ * (nodes[0] = leaf, nodes[levels] the root; nodes may be NULL), *root the
+ * top. ZKP_ERR_INVAL for a position not below its level's arity,
+ * ZKP_ERR_NOMEM for Poseidon constants. */
+int zkp_merkle_walk(const zkp_tree_shape *t, const zkp_fr *leaf, const zkp_path *p,
+		    zkp_fr *nodes, zkp_fr *root);
+
 #endif
