@@ -81,6 +81,17 @@ void zkp_porep_sector_challenge(const zkp_porep_sector *sec, uint64_t node,
 				zkp_porep_c1_challenge *out);
 
 /*
+ * Seals data (the proof's nodes, field elements) for registered proof p
+ * over Filecoin's graph (porep_graph.h), with replica_id =
+ * SHA-256(prover_id, sector_id, ticket, comm_d, porep_id) as Filecoin
+ * derives it: the sector a real sealer would hold, for development vanilla
+ * proofs (C1, PoSt, SnapDeals). Errors: as zkp_porep_sector_seal.
+ */
+int zkp_porep_seal_sector(zkp_porep_sector **ret, const zkp_porep_proof *p, const zkp_fr *data,
+			  const uint8_t prover_id[32], uint64_t sector_id, const uint8_t ticket[32],
+			  zkp_error *err);
+
+/*
  * The development sealer: seals data (the proof's nodes, field elements)
  * for registered proof p over Filecoin's graph (porep_graph.h), with
  * replica_id = SHA-256(prover_id, sector_id, ticket, comm_d, porep_id), and

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "merkle_int.h"
+#include "seal_int.h"
 #include "zkpd/fil_sha256.h"
 #include "zkpd/poseidon.h"
 #include "zkpd/porep_seal.h"
@@ -17,6 +18,7 @@ struct zkp_porep_sector {
 	zkp_fr *data, *labels; /* labels[layer * nodes + node], layer 0-based */
 	zkp_porep_parents_fn parents;
 	void *ctx;
+	void (*ctx_release)(void *ctx); /* set by zkp_porep_sector_adopt */
 	zkp_merkle d, c, r;
 };
 
@@ -167,10 +169,17 @@ int zkp_porep_sector_seal(zkp_porep_sector **ret, const zkp_porep_shape *s, cons
 	return 0;
 }
 
+void zkp_porep_sector_adopt(zkp_porep_sector *sec, void (*release)(void *ctx))
+{
+	sec->ctx_release = release;
+}
+
 void zkp_porep_sector_free(zkp_porep_sector *sec)
 {
 	if (!sec)
 		return;
+	if (sec->ctx_release)
+		sec->ctx_release(sec->ctx);
 	zkp_merkle_free(&sec->d);
 	zkp_merkle_free(&sec->c);
 	zkp_merkle_free(&sec->r);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seal_int.h"
 #include "zkpd/porep_graph.h"
 #include "zkpd/porep_seal.h"
 
@@ -34,14 +35,54 @@ static int fill(zkp_porep_c1 *c1, const zkp_porep_sector *sec, const zkp_porep_p
 	return rc;
 }
 
+static void release_graph(void *g)
+{
+	zkp_porep_graph_release(g);
+	free(g);
+}
+
+int zkp_porep_seal_sector(zkp_porep_sector **ret, const zkp_porep_proof *p, const zkp_fr *data,
+			  const uint8_t prover_id[32], uint64_t sector_id, const uint8_t ticket[32],
+			  zkp_error *err)
+{
+	zkp_porep_shape shape;
+	zkp_porep_graph *g;
+	uint8_t porep_id[32], comm_d[32], replica_id[32];
+	zkp_fr comm_d_fr, replica_id_fr;
+	int rc;
+
+	*ret = NULL;
+	if ((rc = zkp_porep_shape_for_size(&shape, p->sector_bytes, err)))
+		return rc;
+	shape.challenges = p->challenges;
+	zkp_porep_id(porep_id, p);
+	if ((rc = zkp_porep_comm_d(&comm_d_fr, &shape, data, err)))
+		return rc;
+	zkp_fr_to_le(comm_d, &comm_d_fr);
+	if ((rc = zkp_porep_replica_id(replica_id, prover_id, sector_id, ticket, comm_d, porep_id,
+				       err)))
+		return rc;
+	if ((rc = zkp_fr_from_le(&replica_id_fr, replica_id)))
+		return zkp_error_set(err, rc, "replica_id is not a field element");
+	if (!(g = calloc(1, sizeof(*g))))
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "no memory for the graph");
+	if (!(rc = zkp_porep_graph_init_proof(g, p, err)) &&
+	    !(rc = zkp_porep_graph_precompute(g, err)) &&
+	    !(rc = zkp_porep_sector_seal(ret, &shape, data, &replica_id_fr,
+					 zkp_porep_graph_parents_fn, g, err))) {
+		zkp_porep_sector_adopt(*ret, release_graph);
+		return 0;
+	}
+	release_graph(g);
+	return rc;
+}
+
 int zkp_porep_seal_c1(zkp_porep_c1 **ret, const zkp_porep_proof *p, const zkp_fr *data,
 		      const uint8_t prover_id[32], uint64_t sector_id, const uint8_t ticket[32],
 		      const uint8_t seed[32], zkp_error *err)
 {
 	zkp_porep_c1 *c1 = calloc(1, sizeof(*c1));
-	zkp_porep_graph g = { 0 };
 	zkp_porep_sector *sec = NULL;
-	uint8_t porep_id[32];
 	int rc;
 
 	*ret = NULL;
@@ -66,27 +107,17 @@ int zkp_porep_seal_c1(zkp_porep_c1 **ret, const zkp_porep_proof *p, const zkp_fr
 		goto out;
 	}
 
-	zkp_porep_id(porep_id, p);
-	if ((rc = zkp_porep_comm_d(&c1->comm_d_fr, &c1->shape, data, err)))
+	if ((rc = zkp_porep_seal_sector(&sec, p, data, prover_id, sector_id, ticket, err)))
 		goto out;
+	c1->comm_d_fr = *zkp_porep_sector_comm_d(sec);
 	zkp_fr_to_le(c1->comm_d, &c1->comm_d_fr);
-	if ((rc = zkp_porep_replica_id(c1->replica_id, prover_id, sector_id, ticket, c1->comm_d,
-				       porep_id, err)))
-		goto out;
-	if ((rc = zkp_fr_from_le(&c1->replica_id_fr, c1->replica_id))) {
-		zkp_error_set(err, rc, "replica_id is not a field element");
-		goto out;
-	}
-	if ((rc = zkp_porep_graph_init_proof(&g, p, err)) || (rc = zkp_porep_graph_precompute(&g, err)) ||
-	    (rc = zkp_porep_sector_seal(&sec, &c1->shape, data, &c1->replica_id_fr,
-					zkp_porep_graph_parents_fn, &g, err)))
-		goto out;
+	c1->replica_id_fr = *zkp_porep_sector_replica_id(sec);
+	zkp_fr_to_le(c1->replica_id, &c1->replica_id_fr);
 	c1->comm_r_fr = *zkp_porep_sector_comm_r(sec);
 	zkp_fr_to_le(c1->comm_r, &c1->comm_r_fr);
 	rc = fill(c1, sec, p, err);
 out:
 	zkp_porep_sector_free(sec);
-	zkp_porep_graph_release(&g);
 	if (rc)
 		zkp_porep_c1_free(c1);
 	else
