@@ -27,7 +27,7 @@ static const struct cmd {
 	{ "dev-ptau", zkp_cmd_dev_ptau, "write an INSECURE development powers of tau for snarkjs" },
 	{ "porep", zkp_cmd_porep, "Filecoin PoRep: 'circuit', 'dev-witness', 'seal' (development), 'prove' (C2), 'verify'" },
 	{ "post", zkp_cmd_post, "Filecoin WindowPoSt and WinningPoSt: 'circuit'" },
-	{ "snap", zkp_cmd_snap, "Filecoin SnapDeals (sector update): 'circuit'" },
+	{ "snap", zkp_cmd_snap, "Filecoin SnapDeals (sector update): 'circuit', 'dev-update', 'prove', 'verify'" },
 	{ "export-vk", zkp_cmd_export_vk, "write a key's verifying key as .vk or verification_key.json" },
 };
 

@@ -3,8 +3,10 @@
  * options, and the structural fingerprint they print, as text or as one
  * JSON object with the same keys for every kind of circuit.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -104,4 +106,28 @@ int zkp_circuit_cli_run(const char *cmd, zkp_circuit_fn fn, void *job, const uin
 	fprintf(stderr, "zkp %s: %s in %.1f s, peak RSS %.1f MiB\n", cmd,
 		out ? "written" : "counted", secs, zkp_peak_rss_mib());
 	return ZKP_EXIT_OK;
+}
+
+int zkp_parse_hex32(const char *cmd, const char *opt, const char *arg, uint8_t out[32])
+{
+	const char *s = strncmp(arg, "0x", 2) ? arg : arg + 2;
+	if (strlen(s) != 64)
+		goto bad;
+	for (int i = 0; i < 32; i++) {
+		unsigned v;
+		if (!isxdigit((unsigned char)s[2 * i]) || !isxdigit((unsigned char)s[2 * i + 1]) ||
+		    sscanf(s + 2 * i, "%2x", &v) != 1)
+			goto bad;
+		out[i] = (uint8_t)v;
+	}
+	return 0;
+bad:
+	fprintf(stderr, "zkp %s: %s wants 32 bytes as 64 hex digits, not '%s'\n", cmd, opt, arg);
+	return -1;
+}
+
+void zkp_print_hex32(const uint8_t b[32])
+{
+	for (int i = 0; i < 32; i++)
+		printf("%02x", b[i]);
 }

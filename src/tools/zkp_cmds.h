@@ -31,6 +31,8 @@ int zkp_cmd_porep(int argc, char **argv);
 int zkp_cmd_porep_c2(const char *sub, int argc, char **argv);
 int zkp_cmd_post(int argc, char **argv);
 int zkp_cmd_snap(int argc, char **argv);
+/* zkp snap dev-update | prove | verify (zkp_snap_c2.c); sub names which. */
+int zkp_cmd_snap_c2(const char *sub, int argc, char **argv);
 
 /* Helpers shared by subcommands. */
 /* Prints s as a JSON string literal (quoted, escaped). */
@@ -46,6 +48,10 @@ int zkp_parse_threads(const char *cmd, const char *arg, long *threads);
  * -1. */
 int zkp_parse_u64(const char *cmd, const char *opt, const char *arg, uint64_t *v);
 int zkp_parse_tree(const char *cmd, const char *arg, unsigned tree[3]);
+/* 32 bytes as 64 hex digits (an optional 0x first), in the order given. */
+int zkp_parse_hex32(const char *cmd, const char *opt, const char *arg, uint8_t out[32]);
+/* Prints 32 bytes as 64 hex digits. */
+void zkp_print_hex32(const uint8_t b[32]);
 /* Monotonic seconds, and this process's peak RSS in MiB. */
 double zkp_now(void);
 double zkp_peak_rss_mib(void);

@@ -30,24 +30,6 @@ static double now(void)
 }
 
 /* 32 bytes from 64 hex digits (an optional 0x). */
-static int parse_hex32(const char *cmd, const char *opt, const char *s, uint8_t out[32])
-{
-	if (!strncmp(s, "0x", 2))
-		s += 2;
-	if (strlen(s) != 64)
-		goto bad;
-	for (int i = 0; i < 32; i++) {
-		unsigned v;
-		if (sscanf(s + 2 * i, "%2x", &v) != 1)
-			goto bad;
-		out[i] = (uint8_t)v;
-	}
-	return 0;
-bad:
-	fprintf(stderr, "zkp porep %s: %s wants 32 bytes as 64 hex digits\n", cmd, opt);
-	return -1;
-}
-
 static const char *seal_usage =
 	"--sector-size SIZE (--random SEED | --data FILE) --prover-id HEX --sector-id N\n"
 	"          --ticket HEX --seed HEX [--mode interactive|synthetic|ni] [--wrap] -o C1.json\n\n"
@@ -103,15 +85,15 @@ static int cmd_seal(int argc, char **argv)
 				return ZKP_EXIT_USAGE;
 			random = true;
 		} else if (!strcmp(a, "--prover-id") && has) {
-			if (parse_hex32("seal", a, argv[++i], prover_id))
+			if (zkp_parse_hex32("porep seal", a, argv[++i], prover_id))
 				return ZKP_EXIT_USAGE;
 			have_prover = true;
 		} else if (!strcmp(a, "--ticket") && has) {
-			if (parse_hex32("seal", a, argv[++i], ticket))
+			if (zkp_parse_hex32("porep seal", a, argv[++i], ticket))
 				return ZKP_EXIT_USAGE;
 			have_ticket = true;
 		} else if (!strcmp(a, "--seed") && has) {
-			if (parse_hex32("seal", a, argv[++i], seed))
+			if (zkp_parse_hex32("porep seal", a, argv[++i], seed))
 				return ZKP_EXIT_USAGE;
 			have_seed = true;
 		} else if (!strcmp(a, "--sector-id") && has) {
@@ -350,7 +332,7 @@ static int cmd_verify(int argc, char **argv)
 		else if (!strcmp(a, "--proof") && has)
 			proof_path = argv[++i];
 		else if (!strcmp(a, "--prover-id") && has) {
-			if (parse_hex32("verify", a, argv[++i], prover_id))
+			if (zkp_parse_hex32("porep verify", a, argv[++i], prover_id))
 				return ZKP_EXIT_USAGE;
 			have_prover = true;
 		} else if (!strcmp(a, "--sector-id") && has) {

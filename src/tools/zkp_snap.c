@@ -14,7 +14,8 @@
 static void help(FILE *f)
 {
 	fprintf(f,
-		"usage: zkp snap circuit --sector-size SIZE (-o FILE.pce | --count) [--json]\n\n"
+		"usage: zkp snap circuit --sector-size SIZE (-o FILE.pce | --count) [--json]\n"
+		"       zkp snap dev-update | prove | verify ... (each has --help)\n\n"
 		"Synthesizes one partition of Filecoin's SnapDeals (EmptySectorUpdate) circuit\n"
 		"row for row as rust-fil-proofs does (blank: no witness): the partition and h\n"
 		"selector, comm_r_old and comm_r_new against comm_c, the partition's apex tree\n"
@@ -84,11 +85,14 @@ int zkp_cmd_snap(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "circuit"))
 		return circuit(argc - 1, argv + 1);
+	if (argc >= 2 && (!strcmp(argv[1], "dev-update") || !strcmp(argv[1], "prove") ||
+			  !strcmp(argv[1], "verify")))
+		return zkp_cmd_snap_c2(argv[1], argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		help(stdout);
 		return ZKP_EXIT_OK;
 	}
-	fprintf(stderr, "zkp snap: expected a subcommand: circuit\n");
+	fprintf(stderr, "zkp snap: expected a subcommand: circuit, dev-update, prove, verify\n");
 	help(stderr);
 	return ZKP_EXIT_USAGE;
 }
