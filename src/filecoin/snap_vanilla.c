@@ -208,13 +208,13 @@ int zkp_snap_vanilla_check(const zkp_snap_vanilla *v, unsigned k, unsigned h,
 		/* the apex leaf this challenge passes, and the apex root */
 		unsigned ai = (unsigned)((want[i] >> below) & (s->apex_leaves - 1));
 		if (!zkp_fr_eq(&dn[below], &v->apex_leaves[ai])) {
-			rc = differ(err, &dn[below], &v->apex_leaves[ai],
-				    "partition %u, challenge %u: tree D new's node at the apex row is", k, i);
+			rc = differ(err, &v->apex_leaves[ai], &dn[below],
+				    "partition %u, challenge %u: apex leaf %u is", k, i, ai);
 			goto out;
 		}
 		if (i == 0 && !zkp_fr_eq(&dn[cbl - pbl], &apex[0])) {
-			rc = differ(err, &dn[cbl - pbl], &apex[0],
-				    "partition %u: tree D new's node at the partition row is", k);
+			rc = differ(err, &apex[0], &dn[cbl - pbl],
+				    "partition %u: the root of the tree over apex_leafs is", k);
 			goto out;
 		}
 		/* the encoding */
