@@ -118,6 +118,40 @@ void zkp_cs_enforce(zkp_cs *cs, const zkp_lc *a, const zkp_lc *b, const zkp_lc *
  * for one row at a time), then clears the three. */
 void zkp_cs_enforce_scratch(zkp_cs *cs);
 
+/* ---- recorded blocks ----
+ *
+ * A block of rows whose structure and coefficients depend only on
+ * constants (a hash of fixed arity) is recorded once and replayed in ROWS
+ * mode with other variables, skipping the coefficient arithmetic that built
+ * it. In a template every term's column is 0 (ONE), 1..nparams (the
+ * block's parameters, in order) or nparams + 1 + k (the k-th aux variable
+ * the block allocates). Terms are kept as the block emitted them (unmerged),
+ * so the row sink sees exactly the rows a direct run would give it.
+ */
+typedef struct {
+	uint32_t nparams, n_aux;
+	uint64_t n_rows, n_terms;
+	uint32_t *counts;    /* 3 per row: terms of A, B, C */
+	zkp_pce_term *terms; /* n_terms, row after row, A then B then C */
+	uint32_t out;        /* the local aux index the block returned */
+} zkp_cs_template;
+
+/* Runs the block on cs with params (its parameter variables) and returns
+ * the variable it produces (an aux variable it allocated). */
+typedef zkp_var (*zkp_cs_block_fn)(zkp_cs *cs, const zkp_var *params, void *ctx);
+
+/* Records fn(ctx) with nparams fresh parameters. ZKP_ERR_NOMEM, or
+ * ZKP_ERR_INVAL when the block returns a variable it did not allocate. */
+int zkp_cs_template_record(zkp_cs_template *t, uint32_t nparams, zkp_cs_block_fn fn, void *ctx,
+			   zkp_error *err);
+void zkp_cs_template_release(zkp_cs_template *t);
+/* In ROWS mode: emits t's rows with params substituted and allocates its
+ * aux variables, exactly as running the block would; *out is the block's
+ * result. Returns false, doing nothing, when params are not distinct
+ * variables other than ONE (the sink would merge terms the template keeps
+ * apart): the caller then runs the block itself. */
+bool zkp_cs_replay(zkp_cs *cs, const zkp_cs_template *t, const zkp_var *params, zkp_var *out);
+
 /* ---- linear combinations (no-ops outside ROWS mode) ---- */
 void zkp_lc_release(zkp_lc *lc);
 static inline void zkp_lc_clear(zkp_lc *lc) { lc->n = 0; }

@@ -144,6 +144,11 @@ void zkp_sha256(zkp_cs *cs, const zkp_bool *in, size_t nbits, zkp_bool out[256])
  * a new allocated number. Rows: 311 / 377 / 505 / 598 for arity 2 / 4 / 8
  * / 11 (3 per S-box, one per materialised combination). */
 zkp_num zkp_poseidon_circuit(zkp_cs *cs, const zkp_poseidon_consts *c, const zkp_num *in);
+/* The same rows built directly, every time. zkp_poseidon_circuit records
+ * them once per constant set and, in ROWS passes, replays them with the
+ * call's variables (cs.h zkp_cs_template), which is 7x faster for a PoSt
+ * circuit; this is the reference it is tested against. */
+zkp_num zkp_poseidon_circuit_direct(zkp_cs *cs, const zkp_poseidon_consts *c, const zkp_num *in);
 
 /* ---- Merkle inclusion (rust-fil-proofs gadgets/por.rs, insertion.rs) ---- */
 

@@ -217,6 +217,128 @@ void zkp_cs_enforce_scratch(zkp_cs *cs)
 		zkp_lc_clear(&cs->lc[m]);
 }
 
+/* ---- recorded blocks ---- */
+
+static int capture(void *ctx, const zkp_pce_term *a, size_t na, const zkp_pce_term *b, size_t nb,
+		   const zkp_pce_term *c, size_t nc, zkp_error *err)
+{
+	zkp_cs_template *t = ctx;
+	size_t n = na + nb + nc;
+	uint32_t *counts = realloc(t->counts, (size_t)(t->n_rows + 1) * 3 * sizeof(uint32_t));
+	if (counts)
+		t->counts = counts;
+	zkp_pce_term *terms = realloc(t->terms, (size_t)(t->n_terms + n) * sizeof(zkp_pce_term));
+	if (terms)
+		t->terms = terms;
+	if (!counts || !terms)
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "no memory to record a block");
+	counts += t->n_rows * 3;
+	counts[0] = (uint32_t)na;
+	counts[1] = (uint32_t)nb;
+	counts[2] = (uint32_t)nc;
+	zkp_pce_term *dst = terms + t->n_terms;
+	memcpy(dst, a, na * sizeof(*a));
+	memcpy(dst + na, b, nb * sizeof(*b));
+	memcpy(dst + na + nb, c, nc * sizeof(*c));
+	t->n_rows++;
+	t->n_terms += n;
+	return 0;
+}
+
+int zkp_cs_template_record(zkp_cs_template *t, uint32_t nparams, zkp_cs_block_fn fn, void *ctx,
+			   zkp_error *err)
+{
+	memset(t, 0, sizeof(*t));
+	t->nparams = nparams;
+	zkp_cs rc;
+	zkp_var params[64];
+	if (nparams > 64)
+		return zkp_error_set(err, ZKP_ERR_INVAL, "a block of %u parameters: at most 64",
+				     nparams);
+	zkp_cs_init_rows(&rc, 1 + (uint64_t)nparams, capture, t);
+	for (uint32_t i = 0; i < nparams; i++)
+		params[i] = zkp_cs_alloc_input(&rc, NULL);
+	zkp_var out = fn(&rc, params, ctx);
+	int code = rc.err;
+	if (code)
+		zkp_error_set(err, code, "%s", rc.error.msg);
+	else if (out & ZKP_VAR_INPUT)
+		code = zkp_error_set(err, ZKP_ERR_INVAL, "a recorded block must return a variable it allocated");
+	t->n_aux = (uint32_t)rc.aux;
+	t->out = out;
+	zkp_cs_release(&rc);
+	if (code)
+		zkp_cs_template_release(t);
+	return code;
+}
+
+void zkp_cs_template_release(zkp_cs_template *t)
+{
+	free(t->counts);
+	free(t->terms);
+	memset(t, 0, sizeof(*t));
+}
+
+bool zkp_cs_replay(zkp_cs *cs, const zkp_cs_template *t, const zkp_var *params, zkp_var *out)
+{
+	*out = 0;
+	if (cs->mode != ZKP_CS_ROWS || t->nparams > 64)
+		return false;
+	uint64_t cols[65];
+	cols[0] = 0;
+	for (uint32_t i = 0; i < t->nparams; i++) {
+		if (params[i] == ZKP_CS_ONE)
+			return false;
+		for (uint32_t j = 0; j < i; j++)
+			if (params[j] == params[i])
+				return false;
+		cols[1 + i] = column(cs, params[i]);
+	}
+	if (cs->err)
+		return true;
+	const uint64_t base = cs->total_inputs + cs->aux;
+	if (cs->aux + t->n_aux >= ZKP_VAR_INPUT || base + t->n_aux > UINT32_MAX) {
+		zkp_cs_fail(cs, ZKP_ERR_RANGE, "row %llu: columns past 2^32",
+			    (unsigned long long)cs->rows);
+		return true;
+	}
+	const zkp_pce_term *src = t->terms;
+	for (uint64_t r = 0; r < t->n_rows; r++) {
+		const uint32_t *n = &t->counts[3 * r];
+		for (int m = 0; m < 3; m++) {
+			if (cs->scratch_cap[m] < n[m]) {
+				size_t cap = cs->scratch_cap[m] ? cs->scratch_cap[m] : 64;
+				while (cap < n[m])
+					cap *= 2;
+				zkp_pce_term *p = realloc(cs->scratch[m], cap * sizeof(*p));
+				if (!p) {
+					zkp_cs_fail(cs, ZKP_ERR_NOMEM, "row %llu: no memory",
+						    (unsigned long long)cs->rows);
+					return true;
+				}
+				cs->scratch[m] = p;
+				cs->scratch_cap[m] = cap;
+			}
+			for (uint32_t i = 0; i < n[m]; i++, src++) {
+				uint32_t c = src->col;
+				cs->scratch[m][i].col =
+					(uint32_t)(c <= t->nparams ? cols[c] : base + (c - 1 - t->nparams));
+				cs->scratch[m][i].coeff = src->coeff;
+			}
+		}
+		int rc = cs->row(cs->row_ctx, cs->scratch[0], n[0], cs->scratch[1], n[1],
+				 cs->scratch[2], n[2], &cs->error);
+		if (rc) {
+			cs->err = rc;
+			return true;
+		}
+		cs->rows++;
+	}
+	*out = (zkp_var)(cs->aux + t->out);
+	cs->aux += t->n_aux;
+	return true;
+}
+
 /* ---- linear combinations ---- */
 
 void zkp_lc_release(zkp_lc *lc)

@@ -19,6 +19,8 @@
  * Rows: 3(t R_F + R_P - 1) S-box rows + (t R_F + R_P - arity) materialising
  * rows: 311, 377, 505, 598 for arities 2, 4, 8, 11.
  */
+#include <pthread.h>
+
 #include "zkpd/gadgets.h"
 
 struct elt {
@@ -237,7 +239,7 @@ static void full_round(struct state *s, bool first, bool last)
 	mix(s);
 }
 
-zkp_num zkp_poseidon_circuit(zkp_cs *cs, const zkp_poseidon_consts *c, const zkp_num *in)
+zkp_num zkp_poseidon_circuit_direct(zkp_cs *cs, const zkp_poseidon_consts *c, const zkp_num *in)
 {
 	struct state st = { 0 }, *s = &st;
 	zkp_num out = { 0 };
@@ -271,4 +273,70 @@ zkp_num zkp_poseidon_circuit(zkp_cs *cs, const zkp_poseidon_consts *c, const zkp
 		zkp_lc_release(&s->tmp[i].lc);
 	}
 	return out;
+}
+
+/* ---- ROWS passes: one recorded template per constant set ----
+ *
+ * Every Poseidon of one constant set emits the same rows up to its
+ * variables, and building them costs most of a ROWS pass over a PoSt
+ * circuit (the mixing's coefficient arithmetic). The first ROWS call for a
+ * constant set records the rows (cs.h zkp_cs_template); later ones replay
+ * them. Templates live until the process exits, like the constants. */
+
+#define TEMPLATES 64
+
+static pthread_mutex_t templates_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	const zkp_poseidon_consts *c;
+	zkp_cs_template t;
+} templates[TEMPLATES];
+
+static zkp_var record_block(zkp_cs *cs, const zkp_var *params, void *ctx)
+{
+	const zkp_poseidon_consts *c = ctx;
+	zkp_num in[ZKP_POSEIDON_MAX_ARITY];
+	for (unsigned i = 0; i < c->arity; i++) {
+		in[i].var = params[i];
+		zkp_fr_set_zero(&in[i].value);
+	}
+	return zkp_poseidon_circuit_direct(cs, c, in).var;
+}
+
+/* The template of c, recorded on first use; NULL when it cannot be (the
+ * caller runs the gadget directly). */
+static const zkp_cs_template *template_of(const zkp_poseidon_consts *c)
+{
+	const zkp_cs_template *ret = NULL;
+	pthread_mutex_lock(&templates_lock);
+	for (unsigned i = 0; i < TEMPLATES; i++) {
+		if (templates[i].c == c) {
+			ret = &templates[i].t;
+			break;
+		}
+		if (!templates[i].c) {
+			zkp_error err;
+			if (!zkp_cs_template_record(&templates[i].t, c->arity, record_block, (void *)c,
+						    &err)) {
+				templates[i].c = c;
+				ret = &templates[i].t;
+			}
+			break;
+		}
+	}
+	pthread_mutex_unlock(&templates_lock);
+	return ret;
+}
+
+zkp_num zkp_poseidon_circuit(zkp_cs *cs, const zkp_poseidon_consts *c, const zkp_num *in)
+{
+	if (zkp_cs_rows(cs)) {
+		const zkp_cs_template *t = template_of(c);
+		zkp_var params[ZKP_POSEIDON_MAX_ARITY];
+		for (unsigned i = 0; i < c->arity; i++)
+			params[i] = in[i].var;
+		zkp_num out = { 0 };
+		if (t && zkp_cs_replay(cs, t, params, &out.var))
+			return out;
+	}
+	return zkp_poseidon_circuit_direct(cs, c, in);
 }

@@ -34,7 +34,7 @@ static void help(FILE *f)
 		"  --count             write nothing; print the structural fingerprint\n"
 		"  --json              one JSON object on stdout, the keys of\n"
 		"                      `zkp porep circuit --json`\n\n"
-		"The 32GiB WindowPoSt partition (125,279,217 rows) counts in about 6 minutes.\n");
+		"The 32GiB WindowPoSt partition (125,279,217 rows) counts in about a minute.\n");
 }
 
 static int circuit(int argc, char **argv)

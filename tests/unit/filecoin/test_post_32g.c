@@ -2,10 +2,10 @@
  * The published WindowPoSt partition figures, counted through the real
  * synthesis into a counting builder: 32 GiB, 2,349 sectors x 10
  * challenges, 125,279,217 rows and 25,840 inputs; 64 GiB, 2,300 sectors,
- * 129,887,900 rows and 25,301 inputs. About 6 minutes each on one core
- * (measured 2026-12: 12.6 min for both), so it carries the label full,
- * which scripts/test leaves out; test_post_circuit checks the same
- * figures from one sector's rows.
+ * 129,887,900 rows and 25,301 inputs. About a minute each on one core
+ * (2 min for both; the Poseidon rows are replayed from a recorded
+ * template), so it carries the label slow like test_porep_32g;
+ * test_post_circuit checks the same figures from one sector's rows.
  */
 #include <setjmp.h>
 #include <stdarg.h>
