@@ -78,6 +78,17 @@ int zkp_groth16_prove(zkp_groth16_proof *proof, zkp_groth16_prove_times *times,
 		      const zkp_pce *pce, const zkp_groth16_pk *pk, const zkp_fr *w, size_t n_w,
 		      zkp_backend *be, zkp_pool *pool, zkp_error *err);
 
+/* What proving one circuit's proofs needs, loaded once: the circuit, its
+ * proving key and prepared verifying key (for the self-check after each
+ * proof), the backend and the pool. Borrowed, not owned. */
+typedef struct {
+	const zkp_pce *pce;
+	const zkp_groth16_pk *pk;
+	const zkp_groth16_pvk *pvk;
+	zkp_backend *be;
+	zkp_pool *pool;
+} zkp_groth16_prover;
+
 /* Stage boundaries of one proof, for observers (memory tracker, benches). */
 enum zkp_groth16_stage {
 	ZKP_GROTH16_STAGE_EVAL, /* a, b, c evaluated (all three held) */

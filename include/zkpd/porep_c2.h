@@ -55,14 +55,8 @@ int zkp_porep_c1_witness_checked(zkp_fr *w, uint64_t inputs, uint64_t aux,
 				 const zkp_porep_c1 *c1, unsigned k, const zkp_fr *pub, zkp_pool *pool,
 				 zkp_error *err);
 
-/* What proving partitions needs, loaded once. */
-typedef struct {
-	const zkp_pce *pce;
-	const zkp_groth16_pk *pk;
-	const zkp_groth16_pvk *pvk;
-	zkp_backend *be;
-	zkp_pool *pool;
-} zkp_porep_prover;
+/* What proving partitions needs, loaded once (groth16_prove.h). */
+typedef zkp_groth16_prover zkp_porep_prover;
 
 /*
  * Proves partition k of c1: public inputs derived and compared (above), the

@@ -64,13 +64,8 @@ int zkp_snap_update_public_inputs(zkp_fr out[4], const zkp_snap_update *u, unsig
 int zkp_snap_update_witness(zkp_fr *w, uint64_t inputs, uint64_t aux, const zkp_snap_update *u,
 			    unsigned k, zkp_error *err);
 
-typedef struct {
-	const zkp_pce *pce;
-	const zkp_groth16_pk *pk;
-	const zkp_groth16_pvk *pvk;
-	zkp_backend *be;
-	zkp_pool *pool;
-} zkp_snap_prover;
+/* What proving partitions needs, loaded once (groth16_prove.h). */
+typedef zkp_groth16_prover zkp_snap_prover;
 
 /* Proves partition k and verifies the proof with the derived inputs.
  * ZKP_ERR_MISMATCH (a circuit with other than 5 inputs, a proof that does

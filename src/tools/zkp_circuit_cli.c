@@ -131,3 +131,27 @@ void zkp_print_hex32(const uint8_t b[32])
 	for (int i = 0; i < 32; i++)
 		printf("%02x", b[i]);
 }
+
+bool zkp_circuit_cli_opt(zkp_circuit_cli_opts *o, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+		o->help = true;
+	else if (!strcmp(a, "--count"))
+		o->count = true;
+	else if (!strcmp(a, "--json"))
+		o->json = true;
+	else if (!strcmp(a, "-o") && *i + 1 < argc)
+		o->out = argv[++*i];
+	else
+		return false;
+	return true;
+}
+
+int zkp_circuit_cli_output(const char *cmd, const zkp_circuit_cli_opts *o)
+{
+	if (!!o->out != o->count)
+		return 0;
+	fprintf(stderr, "zkp %s: give -o FILE or --count\n", cmd);
+	return -1;
+}

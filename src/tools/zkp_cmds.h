@@ -11,7 +11,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "zkpd/backend.h"
 #include "zkpd/circuit.h"
+#include "zkpd/groth16_io.h"
+#include "zkpd/groth16_prove.h"
+#include "zkpd/pce.h"
+#include "zkpd/pool.h"
 
 #define ZKP_EXIT_OK 0
 #define ZKP_EXIT_FAIL 1
@@ -52,6 +57,17 @@ int zkp_parse_tree(const char *cmd, const char *arg, unsigned tree[3]);
 int zkp_parse_hex32(const char *cmd, const char *opt, const char *arg, uint8_t out[32]);
 /* Prints 32 bytes as 64 hex digits. */
 void zkp_print_hex32(const uint8_t b[32]);
+/* The output options of the circuit subcommands: -o FILE, --count, --json
+ * and --help / -h. zkp_circuit_cli_opt takes argv[*i] when it is one of
+ * them (moving *i past a value) and says whether it did;
+ * zkp_circuit_cli_output checks that exactly one of -o and --count was
+ * given, else prints "zkp CMD: give -o FILE or --count" and returns -1. */
+typedef struct {
+	const char *out;
+	bool count, json, help;
+} zkp_circuit_cli_opts;
+bool zkp_circuit_cli_opt(zkp_circuit_cli_opts *o, int argc, char **argv, int *i);
+int zkp_circuit_cli_output(const char *cmd, const zkp_circuit_cli_opts *o);
 /* Monotonic seconds, and this process's peak RSS in MiB. */
 double zkp_now(void);
 double zkp_peak_rss_mib(void);
@@ -64,6 +80,29 @@ double zkp_peak_rss_mib(void);
  * ZKP_EXIT_FAIL after "zkp CMD: why" on stderr. */
 int zkp_circuit_cli_run(const char *cmd, zkp_circuit_fn fn, void *job, const uint8_t *label,
 			const char *out, const char *title, bool json);
+
+/* Proving and verifying for the Filecoin subcommands (zkp_proof_cli.c).
+ * Each prints "zkp CMD: why" on stderr when it fails. */
+typedef struct {
+	zkp_pce *pce;
+	zkp_groth16_pk pk;
+	zkp_groth16_pvk *pvk;
+	zkp_pool *pool;
+	zkp_backend *be;
+	zkp_groth16_prover prover; /* the above, borrowed */
+} zkp_cli_prover;
+/* The circuit, its key and a CPU backend of `threads` threads; -1 on
+ * failure (release p even then). */
+int zkp_cli_prover_load(zkp_cli_prover *p, const char *cmd, const char *pce_path,
+			const char *key_path, long threads);
+void zkp_cli_prover_release(zkp_cli_prover *p);
+/* A verifying key, prepared; -1 on failure. */
+int zkp_cli_pvk_load(zkp_groth16_pvk **ret, const char *cmd, const char *vk_path);
+/* n proofs, 192 bytes each, concatenated; -1 on failure. */
+int zkp_cli_write_proofs(const char *path, const zkp_groth16_proof *proofs, unsigned n);
+/* Exactly n proofs from path: -1 when the file is missing or has another
+ * size (a usage error), 1 when a proof does not decode. */
+int zkp_cli_read_proofs(const char *cmd, const char *path, zkp_groth16_proof *proofs, unsigned n);
 
 /* zkp inspect for a Groth16 key or verifying key; returns the exit code. */
 int zkp_inspect_key(const char *path, bool json);

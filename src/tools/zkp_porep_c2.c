@@ -234,13 +234,9 @@ static int cmd_prove(int argc, char **argv)
 	zkp_porep_c1 *c1 = NULL;
 	const zkp_porep_proof *p;
 	zkp_porep_graph g = { 0 };
-	zkp_pce *pce = NULL;
-	zkp_groth16_pk pk;
-	zkp_groth16_pvk *pvk = NULL;
-	zkp_pool *pool = NULL;
-	zkp_backend *be = NULL;
+	zkp_cli_prover lp;
 	zkp_groth16_proof *proofs = NULL;
-	zkp_groth16_pk_init(&pk);
+	memset(&lp, 0, sizeof(lp));
 	if (threads == 0)
 		threads = 2;
 	if (load_c1("prove", c1_path, &c1, &p, &g))
@@ -250,18 +246,10 @@ static int cmd_prove(int argc, char **argv)
 			c1->partitions);
 		goto out;
 	}
-	if (zkp_pool_new(&pool, (unsigned)threads - 1) || zkp_backend_cpu_new(&be, pool)) {
-		fprintf(stderr, "zkp porep prove: cannot start %ld threads\n", threads);
+	if (zkp_cli_prover_load(&lp, "porep prove", pce_path, key, threads))
 		goto out;
-	}
-	zkp_groth16_load_opts opts = { .pool = pool };
-	if (zkp_pce_load(&pce, pce_path, 0, &err) ||
-	    zkp_groth16_pk_load(&pk, key, &opts, &err) || zkp_groth16_pvk_new(&pvk, &pk.vk)) {
-		fprintf(stderr, "zkp porep prove: %s\n", err.msg[0] ? err.msg : "loading the key");
-		goto out;
-	}
 	zkp_porep_shape label;
-	if (!zkp_porep_label_decode(&label, zkp_pce_label(pce)) || label.nodes != c1->shape.nodes ||
+	if (!zkp_porep_label_decode(&label, zkp_pce_label(lp.pce)) || label.nodes != c1->shape.nodes ||
 	    label.layers != c1->shape.layers || label.challenges != c1->shape.challenges) {
 		fprintf(stderr, "zkp porep prove: %s is not the %s partition circuit (zkp porep circuit --sector-size writes it)\n",
 			pce_path, p->name);
@@ -271,40 +259,23 @@ static int cmd_prove(int argc, char **argv)
 	proofs = calloc(count, sizeof(*proofs));
 	if (!proofs)
 		goto out;
-	zkp_porep_prover pr = { pce, &pk, pvk, be, pool };
 	for (unsigned k = first; k < first + count; k++) {
 		zkp_groth16_prove_times t;
-		if (zkp_porep_prove_partition(&proofs[k - first], &t, &pr, c1, k, p, &g, &err)) {
+		if (zkp_porep_prove_partition(&proofs[k - first], &t, &lp.prover, c1, k, p, &g, &err)) {
 			fprintf(stderr, "zkp porep prove: %s\n", err.msg);
 			goto out;
 		}
 		fprintf(stderr, "zkp porep prove: partition %u proved and checked in %.2f s\n", k,
 			t.total);
 	}
-	FILE *f = fopen(out, "wb");
-	if (!f) {
-		perror(out);
+	if (zkp_cli_write_proofs(out, proofs, count))
 		goto out;
-	}
-	for (unsigned k = 0; k < count; k++) {
-		uint8_t b[ZKP_GROTH16_PROOF_BYTES];
-		zkp_groth16_proof_to_bytes(b, &proofs[k]);
-		fwrite(b, 1, sizeof(b), f);
-	}
-	if (fclose(f)) {
-		perror(out);
-		goto out;
-	}
 	printf("proof          %s: %u partition proof%s (%u bytes), every one verified\n", out, count,
 	       count == 1 ? "" : "s", count * ZKP_GROTH16_PROOF_BYTES);
 	rc = ZKP_EXIT_OK;
 out:
 	free(proofs);
-	zkp_backend_free(be);
-	zkp_pool_free(pool);
-	zkp_groth16_pvk_free(pvk);
-	zkp_groth16_pk_release(&pk);
-	zkp_pce_free(pce);
+	zkp_cli_prover_release(&lp);
 	zkp_porep_graph_release(&g);
 	zkp_porep_c1_free(c1);
 	return rc;
@@ -353,48 +324,33 @@ static int cmd_verify(int argc, char **argv)
 	zkp_porep_c1 *c1 = NULL;
 	const zkp_porep_proof *p;
 	zkp_porep_graph g = { 0 };
-	zkp_groth16_vk vk;
 	zkp_groth16_pvk *pvk = NULL;
 	zkp_groth16_proof *proofs = NULL;
-	uint8_t *bytes = NULL;
-	zkp_groth16_vk_init(&vk);
 	if (load_c1("verify", c1_path, &c1, &p, &g))
 		goto out;
 	if (have_prover && zkp_porep_c1_check_replica_id(c1, p, prover_id, sector_id, &err)) {
 		fprintf(stderr, "zkp porep verify: %s\n", err.msg);
 		goto out;
 	}
-	if (zkp_groth16_vk_load(&vk, vk_path, 0, &err) || zkp_groth16_pvk_new(&pvk, &vk)) {
-		fprintf(stderr, "zkp porep verify: %s\n", err.msg[0] ? err.msg : "loading the vk");
+	if (zkp_cli_pvk_load(&pvk, "porep verify", vk_path))
 		goto out;
-	}
-	FILE *f = fopen(proof_path, "rb");
-	size_t want = (size_t)c1->partitions * ZKP_GROTH16_PROOF_BYTES, got = 0;
-	bytes = malloc(want + 1);
 	proofs = calloc(c1->partitions, sizeof(*proofs));
-	if (f && bytes)
-		got = fread(bytes, 1, want + 1, f);
-	if (f)
-		fclose(f);
-	if (!f || !bytes || !proofs || got != want) {
-		fprintf(stderr, "zkp porep verify: %s: want %zu bytes (%u partition proofs), read %zu\n",
-			proof_path, want, c1->partitions, got);
+	int got = proofs ? zkp_cli_read_proofs("porep verify", proof_path, proofs, c1->partitions) : -1;
+	if (got < 0) {
 		rc = ZKP_EXIT_USAGE;
 		goto out;
 	}
-	if (zkp_groth16_proofs_from_bytes(proofs, c1->partitions, bytes, want, &err) ||
-	    zkp_porep_verify(pvk, proofs, c1, p, &g, &err)) {
-		fprintf(stderr, "zkp porep verify: %s\n", err.msg);
+	if (got > 0 || zkp_porep_verify(pvk, proofs, c1, p, &g, &err)) {
+		if (!got)
+			fprintf(stderr, "zkp porep verify: %s\n", err.msg);
 		printf("invalid\n");
 		goto out;
 	}
 	printf("valid\n");
 	rc = ZKP_EXIT_OK;
 out:
-	free(bytes);
 	free(proofs);
 	zkp_groth16_pvk_free(pvk);
-	zkp_groth16_vk_release(&vk);
 	zkp_porep_graph_release(&g);
 	zkp_porep_c1_free(c1);
 	return rc;

@@ -40,23 +40,17 @@ static void help(FILE *f)
 static int circuit(int argc, char **argv)
 {
 	zkp_post_shape s = { 0 };
-	const char *out = NULL, *size = NULL, *kind = NULL;
-	bool count = false, json = false, test_shape = false;
+	zkp_circuit_cli_opts o = { 0 };
+	const char *size = NULL, *kind = NULL;
+	bool test_shape = false;
 	uint64_t v;
 	const char *cmd = "post circuit";
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool has = i + 1 < argc;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			help(stdout);
-			return ZKP_EXIT_OK;
-		} else if (!strcmp(a, "--count")) {
-			count = true;
-		} else if (!strcmp(a, "--json")) {
-			json = true;
-		} else if (!strcmp(a, "-o") && has) {
-			out = argv[++i];
+		if (zkp_circuit_cli_opt(&o, argc, argv, &i)) {
+			continue;
 		} else if (!strcmp(a, "--kind") && has) {
 			kind = argv[++i];
 		} else if (!strcmp(a, "--sector-size") && has) {
@@ -84,6 +78,10 @@ static int circuit(int argc, char **argv)
 			return ZKP_EXIT_USAGE;
 		}
 	}
+	if (o.help) {
+		help(stdout);
+		return ZKP_EXIT_OK;
+	}
 	zkp_error err = { 0 };
 	if (!kind || zkp_post_kind_parse(&s.kind, kind, &err)) {
 		fprintf(stderr, "zkp post circuit: %s\n",
@@ -95,10 +93,8 @@ static int circuit(int argc, char **argv)
 				"--challenges and --tree for a test shape\n");
 		return ZKP_EXIT_USAGE;
 	}
-	if (!!out == count) {
-		fprintf(stderr, "zkp post circuit: give -o FILE or --count\n");
+	if (zkp_circuit_cli_output(cmd, &o))
 		return ZKP_EXIT_USAGE;
-	}
 	int rc;
 	if (size) {
 		uint64_t bytes;
@@ -119,7 +115,7 @@ static int circuit(int argc, char **argv)
 	zkp_post_job job = { &s, NULL };
 	uint8_t label[ZKP_PCE_LABEL_BYTES];
 	zkp_post_label_encode(label, &s);
-	return zkp_circuit_cli_run(cmd, zkp_post_circuit_fn, &job, label, out, title, json);
+	return zkp_circuit_cli_run(cmd, zkp_post_circuit_fn, &job, label, o.out, title, o.json);
 }
 
 int zkp_cmd_post(int argc, char **argv)

@@ -33,38 +33,31 @@ static void help(FILE *f)
 
 static int circuit(int argc, char **argv)
 {
-	const char *out = NULL, *size = NULL;
-	bool count = false, json = false;
+	zkp_circuit_cli_opts o = { 0 };
+	const char *size = NULL;
 	const char *cmd = "snap circuit";
 
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool has = i + 1 < argc;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			help(stdout);
-			return ZKP_EXIT_OK;
-		} else if (!strcmp(a, "--count")) {
-			count = true;
-		} else if (!strcmp(a, "--json")) {
-			json = true;
-		} else if (!strcmp(a, "-o") && has) {
-			out = argv[++i];
-		} else if (!strcmp(a, "--sector-size") && has) {
+		if (zkp_circuit_cli_opt(&o, argc, argv, &i))
+			continue;
+		if (!strcmp(argv[i], "--sector-size") && i + 1 < argc) {
 			size = argv[++i];
-		} else {
-			fprintf(stderr, "zkp snap: unexpected argument '%s'\n", a);
-			help(stderr);
-			return ZKP_EXIT_USAGE;
+			continue;
 		}
+		fprintf(stderr, "zkp snap: unexpected argument '%s'\n", argv[i]);
+		help(stderr);
+		return ZKP_EXIT_USAGE;
+	}
+	if (o.help) {
+		help(stdout);
+		return ZKP_EXIT_OK;
 	}
 	if (!size) {
 		fprintf(stderr, "zkp snap circuit: give --sector-size\n");
 		return ZKP_EXIT_USAGE;
 	}
-	if (!!out == count) {
-		fprintf(stderr, "zkp snap circuit: give -o FILE or --count\n");
+	if (zkp_circuit_cli_output(cmd, &o))
 		return ZKP_EXIT_USAGE;
-	}
 	zkp_error err = { 0 };
 	zkp_snap_shape s;
 	uint64_t bytes;
@@ -78,7 +71,7 @@ static int circuit(int argc, char **argv)
 	zkp_snap_job job = { &s, NULL };
 	uint8_t label[ZKP_PCE_LABEL_BYTES];
 	zkp_snap_label_encode(label, &s);
-	return zkp_circuit_cli_run(cmd, zkp_snap_circuit_fn, &job, label, out, title, json);
+	return zkp_circuit_cli_run(cmd, zkp_snap_circuit_fn, &job, label, o.out, title, o.json);
 }
 
 int zkp_cmd_snap(int argc, char **argv)

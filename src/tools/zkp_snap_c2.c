@@ -314,13 +314,9 @@ static int cmd_prove(int argc, char **argv)
 	uint8_t *bufs[16] = { 0 };
 	size_t lens[16];
 	zkp_snap_update u = { 0 };
-	zkp_pce *pce = NULL;
-	zkp_groth16_pk pk;
-	zkp_groth16_pvk *pvk = NULL;
-	zkp_pool *pool = NULL;
-	zkp_backend *be = NULL;
+	zkp_cli_prover lp;
 	zkp_groth16_proof proofs[16];
-	zkp_groth16_pk_init(&pk);
+	memset(&lp, 0, sizeof(lp));
 	for (unsigned k = 0; k < nfiles; k++)
 		if (!(bufs[k] = read_all(files[k], &lens[k])))
 			goto out;
@@ -329,48 +325,27 @@ static int cmd_prove(int argc, char **argv)
 		fprintf(stderr, "zkp snap prove: %s\n", err.msg);
 		goto out;
 	}
-	if (zkp_pool_new(&pool, (unsigned)threads - 1) || zkp_backend_cpu_new(&be, pool)) {
-		fprintf(stderr, "zkp snap prove: cannot start %ld threads\n", threads);
+	if (zkp_cli_prover_load(&lp, "snap prove", pce_path, key, threads))
 		goto out;
-	}
-	zkp_groth16_load_opts opts = { .pool = pool };
-	if (zkp_pce_load(&pce, pce_path, 0, &err) || zkp_groth16_pk_load(&pk, key, &opts, &err) ||
-	    zkp_groth16_pvk_new(&pvk, &pk.vk)) {
-		fprintf(stderr, "zkp snap prove: %s\n", err.msg[0] ? err.msg : "loading the key");
-		goto out;
-	}
 	zkp_snap_shape label;
-	if (!zkp_snap_label_decode(&label, zkp_pce_label(pce)) ||
+	if (!zkp_snap_label_decode(&label, zkp_pce_label(lp.pce)) ||
 	    label.sector_bytes != pb.s.sector_bytes) {
 		fprintf(stderr, "zkp snap prove: %s is not the %s SnapDeals circuit (zkp snap circuit --sector-size writes it)\n",
 			pce_path, pb.size);
 		goto out;
 	}
-	zkp_snap_prover pr = { pce, &pk, pvk, be, pool };
 	for (unsigned k = 0; k < nfiles; k++) {
 		zkp_groth16_prove_times t;
 		double t0 = zkp_now();
-		if (zkp_snap_prove_partition(&proofs[k], &t, &pr, &u, k, &err)) {
+		if (zkp_snap_prove_partition(&proofs[k], &t, &lp.prover, &u, k, &err)) {
 			fprintf(stderr, "zkp snap prove: %s\n", err.msg);
 			goto out;
 		}
 		fprintf(stderr, "zkp snap prove: partition %u: witness and proof in %.2f s (prover %.2f s), verified\n",
 			k, zkp_now() - t0, t.total);
 	}
-	FILE *f = fopen(out, "wb");
-	if (!f) {
-		perror(out);
+	if (zkp_cli_write_proofs(out, proofs, nfiles))
 		goto out;
-	}
-	for (unsigned k = 0; k < nfiles; k++) {
-		uint8_t b[ZKP_GROTH16_PROOF_BYTES];
-		zkp_groth16_proof_to_bytes(b, &proofs[k]);
-		fwrite(b, 1, sizeof(b), f);
-	}
-	if (fclose(f)) {
-		perror(out);
-		goto out;
-	}
 	printf("proof          %s: %u partition proof%s (%u bytes), every one verified\n", out,
 	       nfiles, nfiles == 1 ? "" : "s", nfiles * ZKP_GROTH16_PROOF_BYTES);
 	rc = ZKP_EXIT_OK;
@@ -378,11 +353,7 @@ out:
 	for (unsigned k = 0; k < nfiles; k++)
 		free(bufs[k]);
 	zkp_snap_update_release(&u);
-	zkp_backend_free(be);
-	zkp_pool_free(pool);
-	zkp_groth16_pvk_free(pvk);
-	zkp_groth16_pk_release(&pk);
-	zkp_pce_free(pce);
+	zkp_cli_prover_release(&lp);
 	return rc;
 }
 
@@ -415,38 +386,25 @@ static int cmd_verify(int argc, char **argv)
 	if (!vk_path || !proof_path || pub_check(&pb, "snap verify"))
 		return usage("verify", verify_usage);
 
-	int rc = ZKP_EXIT_FAIL;
 	zkp_error err = { 0 };
-	zkp_groth16_vk vk;
 	zkp_groth16_pvk *pvk = NULL;
 	zkp_groth16_proof proofs[16];
-	uint8_t *bytes = NULL;
-	size_t len = 0, want = (size_t)pb.s.partitions * ZKP_GROTH16_PROOF_BYTES;
-	zkp_groth16_vk_init(&vk);
-	if (!(bytes = read_all(proof_path, &len)))
-		goto out;
-	if (len != want) {
-		fprintf(stderr, "zkp snap verify: %s: want %zu bytes (%u partition proofs), read %zu\n",
-			proof_path, want, pb.s.partitions, len);
-		rc = ZKP_EXIT_USAGE;
-		goto out;
-	}
-	if (zkp_groth16_vk_load(&vk, vk_path, 0, &err) || zkp_groth16_pvk_new(&pvk, &vk)) {
-		fprintf(stderr, "zkp snap verify: %s\n", err.msg[0] ? err.msg : "loading the vk");
-		goto out;
-	}
-	if (zkp_groth16_proofs_from_bytes(proofs, pb.s.partitions, bytes, len, &err) ||
-	    zkp_snap_verify(pvk, proofs, &pb.s, pb.c[0], pb.c[1], pb.c[2], &err)) {
+	int rc = zkp_cli_read_proofs("snap verify", proof_path, proofs, pb.s.partitions);
+	if (rc > 0)
+		printf("invalid\n");
+	if (rc)
+		return rc < 0 ? ZKP_EXIT_USAGE : ZKP_EXIT_FAIL;
+	if (zkp_cli_pvk_load(&pvk, "snap verify", vk_path))
+		return ZKP_EXIT_FAIL;
+	rc = ZKP_EXIT_OK;
+	if (zkp_snap_verify(pvk, proofs, &pb.s, pb.c[0], pb.c[1], pb.c[2], &err)) {
 		fprintf(stderr, "zkp snap verify: %s\n", err.msg);
 		printf("invalid\n");
-		goto out;
+		rc = ZKP_EXIT_FAIL;
+	} else {
+		printf("valid\n");
 	}
-	printf("valid\n");
-	rc = ZKP_EXIT_OK;
-out:
-	free(bytes);
 	zkp_groth16_pvk_free(pvk);
-	zkp_groth16_vk_release(&vk);
 	return rc;
 }
 

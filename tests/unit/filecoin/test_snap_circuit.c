@@ -18,8 +18,7 @@
 
 #include "harness.h"
 #include "testutil.h"
-#include "zkpd/porep_seal.h"
-#include "zkpd/rng.h"
+#include "zkpd/porep_dev.h"
 #include "zkpd/snap.h"
 #include "zkpd/snap_dev.h"
 
@@ -71,38 +70,22 @@ static void rand_fr(zkp_fr *out)
 	zkp_fr_from_wide(out, wide);
 }
 
-struct parents {
-	uint64_t nodes;
-	zkp_rng rng;
-};
 
-static void random_parents(void *ctx, uint64_t node, uint32_t out[ZKP_POREP_PARENTS])
-{
-	struct parents *p = ctx;
-	for (unsigned k = 0; k < ZKP_POREP_PARENTS; k++)
-		out[k] = k < ZKP_POREP_DRG_PARENTS ? (node ? (uint32_t)(zkp_rng_next(&p->rng) % node) : 0)
-						   : (uint32_t)(zkp_rng_next(&p->rng) % p->nodes);
-}
-
-/* A sector sealed over a random graph, updated with random data. */
-static zkp_snap_dev *dev_update(const zkp_snap_shape *s, zkp_porep_sector **sec, unsigned h)
+/* A development sector (random data sealed over a random graph, porep_dev.h)
+ * updated with random data. */
+static zkp_snap_dev *dev_update(const zkp_snap_shape *s, zkp_porep_dev **sec, unsigned h)
 {
 	zkp_porep_shape ps = { .nodes = s->nodes, .layers = 2, .challenges = 1,
 			       .tree = { s->tree[0], s->tree[1], s->tree[2] } };
-	zkp_fr *data = malloc(s->nodes * sizeof(zkp_fr)), rid;
+	zkp_error err = { 0 };
+	if (zkp_porep_dev_new(sec, &ps, tu_rand64(), &err))
+		fail_msg("%s", err.msg);
+	zkp_fr *data = malloc(s->nodes * sizeof(zkp_fr));
 	assert_non_null(data);
 	for (uint64_t n = 0; n < s->nodes; n++)
 		rand_fr(&data[n]);
-	rand_fr(&rid);
-	struct parents p = { .nodes = s->nodes };
-	zkp_rng_seed(&p.rng, tu_rand64());
-	zkp_error err = { 0 };
-	if (zkp_porep_sector_seal(sec, &ps, data, &rid, random_parents, &p, &err))
-		fail_msg("%s", err.msg);
-	for (uint64_t n = 0; n < s->nodes; n++)
-		rand_fr(&data[n]);
 	zkp_snap_dev *d;
-	if (zkp_snap_dev_new(&d, s, *sec, data, h, &err))
+	if (zkp_snap_dev_new(&d, s, zkp_porep_dev_sector(*sec), data, h, &err))
 		fail_msg("%s", err.msg);
 	free(data);
 	return d;
@@ -113,7 +96,7 @@ static void check_partition(uint64_t bytes, unsigned k, unsigned h_index, bool t
 	zkp_snap_shape s;
 	zkp_error err = { 0 };
 	assert_int_equal(zkp_snap_shape_for_size(&s, bytes, &err), 0);
-	zkp_porep_sector *sec;
+	zkp_porep_dev *sec;
 	zkp_snap_dev *d = dev_update(&s, &sec, s.hs[h_index]);
 	zkp_snap_witness w;
 	uint64_t nodes[86];
@@ -162,7 +145,7 @@ static void check_partition(uint64_t bytes, unsigned k, unsigned h_index, bool t
 	gh_result_release(&r);
 out:
 	zkp_snap_dev_free(d);
-	zkp_porep_sector_free(sec);
+	zkp_porep_dev_free(sec);
 }
 
 /* One partition of 1 KiB (h = 1), both of 16 KiB (two partitions: the

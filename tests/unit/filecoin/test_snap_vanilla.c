@@ -16,8 +16,7 @@
 
 #include "harness.h"
 #include "testutil.h"
-#include "zkpd/porep_seal.h"
-#include "zkpd/rng.h"
+#include "zkpd/porep_dev.h"
 #include "zkpd/snap.h"
 #include "zkpd/snap_dev.h"
 #include "zkpd/snap_vanilla.h"
@@ -30,22 +29,10 @@ static void rand_fr(zkp_fr *out)
 	zkp_fr_from_wide(out, wide);
 }
 
-struct parents {
-	uint64_t nodes;
-	zkp_rng rng;
-};
-
-static void random_parents(void *ctx, uint64_t node, uint32_t out[ZKP_POREP_PARENTS])
-{
-	struct parents *p = ctx;
-	for (unsigned k = 0; k < ZKP_POREP_PARENTS; k++)
-		out[k] = k < ZKP_POREP_DRG_PARENTS ? (node ? (uint32_t)(zkp_rng_next(&p->rng) % node) : 0)
-						   : (uint32_t)(zkp_rng_next(&p->rng) % p->nodes);
-}
 
 struct fixture {
 	zkp_snap_shape s;
-	zkp_porep_sector *sec;
+	zkp_porep_dev *sec;
 	zkp_snap_dev *d;
 	unsigned k;
 	zkp_snap_witness w;
@@ -60,18 +47,13 @@ static void setup_update(struct fixture *f, uint64_t bytes, unsigned k)
 	assert_int_equal(zkp_snap_shape_for_size(&f->s, bytes, &err), 0);
 	zkp_porep_shape ps = { .nodes = f->s.nodes, .layers = 2, .challenges = 1,
 			       .tree = { f->s.tree[0], f->s.tree[1], f->s.tree[2] } };
-	zkp_fr *data = malloc(f->s.nodes * sizeof(zkp_fr)), rid;
+	if (zkp_porep_dev_new(&f->sec, &ps, tu_rand64(), &err))
+		fail_msg("%s", err.msg);
+	zkp_fr *data = malloc(f->s.nodes * sizeof(zkp_fr));
 	assert_non_null(data);
 	for (uint64_t n = 0; n < f->s.nodes; n++)
 		rand_fr(&data[n]);
-	rand_fr(&rid);
-	struct parents p = { .nodes = f->s.nodes };
-	zkp_rng_seed(&p.rng, tu_rand64());
-	if (zkp_porep_sector_seal(&f->sec, &ps, data, &rid, random_parents, &p, &err))
-		fail_msg("%s", err.msg);
-	for (uint64_t n = 0; n < f->s.nodes; n++)
-		rand_fr(&data[n]);
-	if (zkp_snap_dev_new(&f->d, &f->s, f->sec, data, f->s.hs[3], &err))
+	if (zkp_snap_dev_new(&f->d, &f->s, zkp_porep_dev_sector(f->sec), data, f->s.hs[3], &err))
 		fail_msg("%s", err.msg);
 	free(data);
 	f->k = k;
@@ -84,7 +66,7 @@ static void teardown_update(struct fixture *f)
 {
 	free(f->buf);
 	zkp_snap_dev_free(f->d);
-	zkp_porep_sector_free(f->sec);
+	zkp_porep_dev_free(f->sec);
 }
 
 static int check(const struct fixture *f, const uint8_t *buf, size_t len, unsigned k,
