@@ -13,6 +13,7 @@ int bench_prove_main(int argc, char **argv);
 int bench_pipeline_main(int argc, char **argv);
 int bench_load_main(int argc, char **argv);
 int bench_porep_main(int argc, char **argv);
+int bench_snap_main(int argc, char **argv);
 int bench_stall_main(int argc, char **argv);
 
 static const struct {
@@ -38,6 +39,10 @@ static const struct {
 	  "PoRep partition circuit passes (shape, count, witness vs memory floor): "
 	  "[--sector-size 2KiB | --nodes N --layers L --challenges C --tree B-S-T] [--runs R] "
 	  "[--threads T] [--seed S]; or on a real C1: --c1 C1.json [--runs R] [--threads T]" },
+	{ "snap", bench_snap_main,
+	  "SnapDeals partition on a development update (decode, native check, shape, count, "
+	  "witness vs memory floor, 32 GiB projection): [--sector-size 1KiB..32KiB] "
+	  "[--partition K] [--runs R] [--seed S]" },
 	{ "load", bench_load_main,
 	  "load on a running zkpd: --connect ADDR [--connections N] [--status-calls M] "
 	  "[--circuit C --witness W --proofs P --proof-clients K] [--runs R]" },
