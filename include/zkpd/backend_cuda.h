@@ -43,9 +43,17 @@
  *    (zkp_backend_cuda_set_host_pool; NULL: the calling thread).
  *  - Any CUDA failure returns ZKP_ERR_DEVICE; the CUDA message (call, file,
  *    line, cudaGetErrorString) is logged at error level and kept for
- *    zkp_backend_cuda_last_error. A device fault can leave the device
- *    unusable; later calls on that backend then fail the same way and the
- *    process stays up.
+ *    zkp_backend_cuda_last_error. A failure never blocks: it is recorded
+ *    under a lock of its own, taken around nothing else. A recoverable
+ *    failure (an out-of-memory, a bad launch configuration) fails that call
+ *    alone: the runtime's pending error is cleared before each launch
+ *    sequence, so the next operation does not inherit it. A sticky fault
+ *    (illegal address, launch failure, ECC error, assert, timeout: the
+ *    context is lost) marks the backend failed (zkp_backend_cuda_failed):
+ *    every later call returns ZKP_ERR_DEVICE at once without touching the
+ *    device, frees still reach the runtime, and the process stays up; the
+ *    daemon shows the device as failed and, with gpus.fallback_cpu, proves
+ *    its jobs on the CPU. Only a restart brings the device back.
  *
  * Status: the device code compiles for sm_90, and every kernel body (the
  * per-thread functions of the cuda/ headers) runs on the CPU in test_cuda_math
@@ -56,6 +64,7 @@
 #ifndef ZKPD_BACKEND_CUDA_H
 #define ZKPD_BACKEND_CUDA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -82,6 +91,10 @@ void zkp_backend_cuda_set_host_pool(zkp_backend *be, zkp_pool *pool);
 /* The message of the last CUDA failure on this backend (code 0 and an empty
  * message if none). */
 void zkp_backend_cuda_last_error(zkp_backend *be, zkp_error *ret);
+
+/* True once a sticky fault has marked the backend failed (see above);
+ * false for a backend that is not CUDA's. Any thread. */
+bool zkp_backend_cuda_failed(zkp_backend *be);
 
 /* The backend's device memory: *total bytes, and *used = total - free
  * (cudaMemGetInfo: every process's allocations, not only this backend's).
