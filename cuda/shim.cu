@@ -440,8 +440,8 @@ static int cuda_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
 	if ((err = set_device(cb)))
 		return err;
 
-	void *compact = NULL, *ws = NULL;
-	size_t m = n, ws_bytes = 0, compact_bytes = 0;
+	void *compact = NULL, *ws = NULL, *count = NULL;
+	size_t m = n, m_other = 0, ws_bytes = 0, compact_bytes = 0;
 	const dfr *sc = (const dfr *)scalars->ptr;
 	g1_xyzz win[64];
 	unsigned c = 0;
@@ -462,7 +462,13 @@ static int cuda_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
 	if (m == 0)
 		goto out;
 
-	c = opts && opts->window ? opts->window : msm_window(m);
+	/* The window from the scalars that reach the buckets: 0 and 1 do not. */
+	if (!(opts && opts->window)) {
+		if ((err = dev_alloc(cb, &count, sizeof(uint32_t))) || (err = clear_pending(cb)))
+			goto out;
+		CUDA_TRY(cb, msm_count_other(&m_other, sc, m, (uint32_t *)count, cb->stream));
+	}
+	c = opts && opts->window ? opts->window : msm_window(m_other);
 	c = c < 4 ? 4 : c > MSM_MAX_WINDOW ? MSM_MAX_WINDOW : c;
 	ws_bytes = msm_g1_ws_size(m, c);
 	if ((err = dev_alloc(cb, &ws, ws_bytes)) || (err = clear_pending(cb)))
@@ -480,6 +486,7 @@ static int cuda_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
 	}
 out:
 	dev_free(cb, ws, ws_bytes);
+	dev_free(cb, count, count ? sizeof(uint32_t) : 0);
 	dev_free(cb, compact, compact_bytes);
 	if (err)
 		zkp_g1_set_infinity(ret);

@@ -28,10 +28,14 @@
  *    zkp_backend_free. Freed for good with cudaFreeHost, which waits for
  *    device work still using the memory.
  *  - msm_g1 runs on the device (Pippenger, cuda/msm.cu); its opts select
- *    only the window (0 or a forced c, clamped to 4..20); the accumulation
- *    form is a CPU option and is ignored, and the 0/1 split is always on:
- *    scalars 0 are skipped, the bases of scalars 1 are summed by a batch
- *    addition kernel, and only the rest go through the buckets. A density
+ *    only the window (0: chosen from the count of scalars other than 0 and
+ *    1, taken on the device in one pass first; or a forced c, clamped to
+ *    4..20); the accumulation form is a CPU option and is ignored, and the
+ *    0/1 split is always on: scalars 0 are skipped, the bases of scalars 1
+ *    are summed by a batch addition kernel, and only the rest go through
+ *    the buckets. Bucket sums are split into fixed-size chunks of work, so
+ *    a scalar value repeated many times (which a client controls) costs no
+ *    more serial time than uniform scalars. A density
  *    bitmap (host memory) is applied on the device: its ceil(n / 64) words
  *    are uploaded (8 bytes per 64 scalars), counted, scanned, and the
  *    selected scalars gathered into a temporary device buffer of 32 bytes
