@@ -25,16 +25,48 @@
 #              MSM_MAX / NTT_MAX (largest log2 size, default 26 / 27),
 #              PROVE_LOG (the GPU-only proof's domain, default 24),
 #              DAEMON_LOG (the daemon smoke test's domain, default 18),
-#              GPU_CHECK_OUT (where logs and JSON go; default BUILD_DIR, or
-#              /tmp/gpu-check with --kit).
+#              GPU_CHECK_OUT (where logs and JSON go; default $OUT when set,
+#              so that a lent machine's logs come back with its results, else
+#              BUILD_DIR, or /tmp/gpu-check with --kit: six files, no
+#              subfolders).
+# Every step runs under `timeout`, so a hung kernel or daemon fails its step
+# and the script still prints its table.
 set -euo pipefail
+
+usage() {
+	echo "usage: bench/gpu-check.sh [BUILD_DIR] | --kit KIT_DIR | --help" >&2
+}
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 kit=
+case "${1:-}" in
+--help | -h)
+	usage
+	exit 0
+	;;
+--kit)
+	[ $# -eq 2 ] || { usage; exit 2; }
+	[ -d "$2" ] || { echo "gpu-check: no kit directory $2" >&2; exit 2; }
+	;;
+-*)
+	usage
+	exit 2
+	;;
+*)
+	[ $# -le 1 ] || { usage; exit 2; }
+	;;
+esac
+for v in TOTAL_S MSM_MAX NTT_MAX PROVE_LOG DAEMON_LOG JOBS; do
+	val=${!v:-}
+	if [ -n "$val" ] && ! [[ $val =~ ^[0-9]+$ ]]; then
+		echo "gpu-check: $v must be a whole number, not '$val'" >&2
+		exit 2
+	fi
+done
 if [ "${1:-}" = "--kit" ]; then
-	kit=$(cd "${2:?usage: gpu-check.sh --kit KIT_DIR}" && pwd)
+	kit=$(cd "$2" && pwd)
 	build=
-	outdir=${GPU_CHECK_OUT:-/tmp/gpu-check}
+	outdir=${GPU_CHECK_OUT:-${OUT:-/tmp/gpu-check}}
 	bin=$kit/bin
 	export LD_LIBRARY_PATH=$kit/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 	math=$bin/test_cuda_math
@@ -46,7 +78,7 @@ if [ "${1:-}" = "--kit" ]; then
 	zkpctl=$bin/zkpctl
 else
 	build=${1:-$root/build-gpu}
-	outdir=${GPU_CHECK_OUT:-$build}
+	outdir=${GPU_CHECK_OUT:-${OUT:-$build}}
 	math=$build/tests/unit/cuda/test_cuda_math
 	gputest=$build/tests/gpu/test_gpu_backend
 	gpubench=$build/bench/zkpd-gpu-bench
@@ -76,11 +108,11 @@ if [ -z "$kit" ]; then
 	# No -Werror and no jemalloc here: a lent machine's compiler and
 	# packages may differ from CI's, and this script measures rather than
 	# lints.
-	cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DZKPD_CUDA=ON \
-		-DZKPD_JEMALLOC=OFF >/dev/null
+	timeout 180 cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
+		-DZKPD_CUDA=ON -DZKPD_JEMALLOC=OFF >/dev/null
 
 	step "build"
-	cmake --build "$build" -j "$jobs" --target test_gpu_backend test_cuda_math \
+	timeout 600 cmake --build "$build" -j "$jobs" --target test_gpu_backend test_cuda_math \
 		zkpd-gpu-bench zkpd-bench zkpd zkpctl zkp
 fi
 
@@ -88,14 +120,14 @@ fi
 status=0
 
 step "host math test"
-if ! "$math" 2>&1 | tee -a "$log"; then
+if ! timeout 120 "$math" 2>&1 | tee -a "$log"; then
 	echo "test_cuda_math FAILED"
 	status=1
 fi
 
 step "gpu tests (every kernel against the CPU backend)"
 rc=0
-"$gputest" 2>&1 | tee -a "$log" || rc=${PIPESTATUS[0]}
+timeout 240 "$gputest" 2>&1 | tee -a "$log" || rc=${PIPESTATUS[0]}
 if [ "$rc" -eq 77 ]; then
 	echo "gpu tests were SKIPPED: no CUDA device seen"
 	status=1
@@ -147,9 +179,9 @@ step "zkpd on the GPU (4 concurrent proofs through the daemon, each verified)"
 dlog=${DAEMON_LOG:-18}
 dd=$(mktemp -d /tmp/zkpd-gpu-check.XXXXXX)
 daemon_row="zkpd: not run"
-if "$zkp" synth --shape porep --constraints $(((1 << dlog) - 64)) -o "$dd/c.pce" \
-	--witness "$dd/c.wtns" >>"$log" 2>&1 &&
-	"$zkp" setup "$dd/c.pce" -o "$dd/c" >>"$log" 2>&1; then
+if timeout 120 "$zkp" synth --shape porep --constraints $(((1 << dlog) - 64)) \
+	-o "$dd/c.pce" --witness "$dd/c.wtns" >>"$log" 2>&1 &&
+	timeout 180 "$zkp" setup "$dd/c.pce" -o "$dd/c" >>"$log" 2>&1; then
 	cat >"$dd/zkpd.conf" <<CONF
 # INSECURE development key: GPU check only
 [server]
@@ -162,7 +194,7 @@ key = $dd/c.INSECURE-DEV.params
 key_format = bellman
 preload = true
 CONF
-	"$zkpd" --config "$dd/zkpd.conf" 2>"$outdir/zkpd.log" &
+	timeout 420 "$zkpd" --config "$dd/zkpd.conf" 2>"$outdir/zkpd.log" &
 	zpid=$!
 	up=0
 	for _ in $(seq 600); do
@@ -178,17 +210,18 @@ CONF
 	if [ "$up" -eq 1 ]; then
 		ps=()
 		for i in 1 2 3 4; do
-			"$zkpctl" --connect "unix:$dd/zkpd.sock" --timeout 300 prove c "$dd/c.wtns" \
+			timeout 320 "$zkpctl" --connect "unix:$dd/zkpd.sock" --timeout 300 prove c "$dd/c.wtns" \
 				--out "$dd/p$i.bin" --public-json "$dd/p$i.json" >>"$log" 2>&1 &
 			ps+=($!)
 		done
 		for i in 1 2 3 4; do
-			if wait "${ps[$((i - 1))]}" && "$zkp" verify --vk "$dd/c.INSECURE-DEV.vk" \
+			if wait "${ps[$((i - 1))]}" && timeout 60 "$zkp" verify --vk "$dd/c.INSECURE-DEV.vk" \
 				--proof "$dd/p$i.bin" --public "$dd/p$i.json" 2>/dev/null | grep -qx valid; then
 				valid=$((valid + 1))
 			fi
 		done
-		"$zkpctl" --connect "unix:$dd/zkpd.sock" status >"$outdir/zkpd-status.txt" 2>&1 || true
+		timeout 20 "$zkpctl" --connect "unix:$dd/zkpd.sock" status >"$outdir/zkpd-status.txt" \
+			2>&1 || true
 	fi
 	kill -TERM "$zpid" 2>/dev/null || true
 	wait "$zpid" 2>/dev/null || true

@@ -54,6 +54,11 @@ size_t msm_g1_ws_size(size_t n, unsigned c);
 cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, const dfr *scalars, size_t n,
 		       unsigned c, void *ws, cudaStream_t stream);
 
+/* *ret = the number of scalars i < n (< 2^31) that are neither 0 nor 1,
+ * counted in count (device memory, one word) and waited for. */
+cudaError_t msm_count_other(size_t *ret, const dfr *scalars, size_t n, uint32_t *count,
+			    cudaStream_t stream);
+
 /* Device workspace bytes for compacting n scalars. */
 size_t msm_compact_ws_size(size_t n);
 

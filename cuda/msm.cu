@@ -12,9 +12,14 @@
  *    window ordered by bucket. Digits (cuda/msm.cuh) are recomputed from the
  *    canonical scalar in both passes rather than stored. Zero digits take
  *    no place.
- * 3. Bucket accumulation without atomics: one thread per (window, bucket)
- *    walks its bucket's slice of the sorted list and adds the points into an
- *    XYZZ accumulator (madd-2008-s, the point negated for a negative digit).
+ * 3. Bucket accumulation without atomics, balanced (msm.cuh): each thread
+ *    takes a fixed-size chunk of a window's sorted list, whatever buckets
+ *    it holds, and adds the points into XYZZ accumulators (madd-2008-s, the
+ *    point negated for a negative digit); buckets inside a chunk are
+ *    written at once, the pieces of buckets spanning chunks are combined
+ *    by a segmented scan over the chunks (log2 launches) and a finishing
+ *    pass per bucket. Skewed scalars (one value repeated, small integers)
+ *    cost the same serial depth as uniform ones: a chunk plus the scan.
  * 4. Bucket reduction by running sums: each thread takes S consecutive
  *    buckets [lo, lo + S) of one window; walking down from the top, run +=
  *    B_b and tot += run give tot = sum (b - lo + 1) B_b, so the segment's
@@ -32,11 +37,12 @@
  * Cost: m K mixed additions for the m scalars other than 0 and 1
  * (K = ceil(256 / c)), one mixed addition per 1, about 2 K 2^(c-1)
  * bucket-sum additions and K 2^(c-1) / S small scalar multiplications.
- * The window c is chosen by the shim from n, zeros and ones included, so
- * on witness-like scalars it is wider than m alone would pick; whether a
- * window from m pays off is to be measured on a GPU.
- * Known weak spot: a bucket is one thread's serial work, so "other" scalars
- * concentrated on few digits serialise on those buckets.
+ * The window c is chosen by the shim from m, the count of scalars other
+ * than 0 and 1 (msm_count_other, one pass over the scalars before the
+ * workspace is sized), not from n: on witness-like scalars n would pick a
+ * window too wide for the few that reach the buckets. The chunk pass adds
+ * about 3 K (m / ch) points of workspace and, for buckets that span chunks,
+ * up to log2(m / ch) additions per chunk in the scan.
  *
  * Density compaction: the bitmap's 64-bit words are uploaded, one thread
  * per word counts its set bits (below n), the counts are scanned (the same
@@ -51,9 +57,12 @@
 #define MSM_SEG 32
 
 struct ws_layout {
-	size_t canon, zero_bits, one_bits, counts, offs, sorted, buckets, segs, ones, total;
+	size_t canon, zero_bits, one_bits, counts, offs, sorted, buckets, segs, ones;
+	size_t first, first2, last, keys, total;
 	unsigned k, nb, nseg; /* windows, buckets and segments per window */
 	unsigned nones;       /* partial sums of the batch addition */
+	unsigned ch;          /* entries per chunk of the accumulation */
+	size_t nc;            /* chunks per window */
 };
 
 static size_t align256(size_t v)
@@ -69,6 +78,8 @@ static ws_layout layout_of(size_t n, unsigned c)
 	l.nb = 1u << (c - 1);
 	l.nseg = l.nb > MSM_SEG ? l.nb / MSM_SEG : 1;
 	l.nones = msm_ones_threads(n);
+	l.ch = msm_chunk(n, l.k);
+	l.nc = msm_chunks(n, l.ch);
 	size_t off = 0;
 	l.canon = off;
 	off += align256(n * 4 * sizeof(uint64_t));
@@ -88,6 +99,14 @@ static ws_layout layout_of(size_t n, unsigned c)
 	off += align256((size_t)l.k * l.nseg * sizeof(g1_xyzz));
 	l.ones = off;
 	off += align256((size_t)l.nones * sizeof(g1_xyzz));
+	l.first = off;
+	off += align256((size_t)l.k * l.nc * sizeof(g1_xyzz));
+	l.first2 = off;
+	off += align256((size_t)l.k * l.nc * sizeof(g1_xyzz));
+	l.last = off;
+	off += align256((size_t)l.k * l.nc * sizeof(g1_xyzz));
+	l.keys = off;
+	off += align256((size_t)l.k * l.nc * sizeof(uint32_t));
 	l.total = off;
 	return l;
 }
@@ -157,13 +176,39 @@ static __global__ void k_scatter(uint32_t *sorted, uint32_t *cursor, const uint6
 		msm_scatter(sorted, cursor, canon, zero_bits, one_bits, i, n, c, k, nb);
 }
 
-static __global__ void k_accumulate(g1_xyzz *buckets, const uint32_t *sorted,
-				    const uint32_t *offs, const g1_affine *bases, size_t n,
-				    unsigned k, unsigned nb)
+static __global__ void k_acc_chunk(g1_xyzz *buckets, g1_xyzz *first, g1_xyzz *last,
+				   uint32_t *key, const uint32_t *sorted, const uint32_t *offs,
+				   const g1_affine *bases, size_t n, unsigned k, unsigned nb,
+				   size_t nc, unsigned ch)
+{
+	size_t id = thread_id();
+	if (id < (size_t)k * nc)
+		msm_acc_chunk(buckets, first, last, key, sorted, offs, bases, n, nb, nc, ch, id);
+}
+
+static __global__ void k_seg_step(g1_xyzz *out, const g1_xyzz *in, const uint32_t *key,
+				  unsigned k, size_t nc, size_t d)
+{
+	size_t id = thread_id();
+	if (id < (size_t)k * nc)
+		msm_seg_step(out, in, key, nc, d, id);
+}
+
+static __global__ void k_bucket_finish(g1_xyzz *buckets, const g1_xyzz *last,
+				       const g1_xyzz *scanned, const uint32_t *offs, unsigned k,
+				       unsigned nb, size_t nc, unsigned ch)
 {
 	size_t id = thread_id();
 	if (id < (size_t)k * nb)
-		msm_accumulate(buckets, sorted, offs, bases, n, nb, id);
+		msm_bucket_finish(buckets, last, scanned, offs, nb, nc, ch, id);
+}
+
+static __global__ void k_count_other(uint32_t *count, const dfr *scalars, size_t n)
+{
+	size_t i = thread_id();
+	uint32_t v = __ballot_sync(0xffffffffu, i < n && msm_is_other(scalars, i));
+	if ((threadIdx.x & 31) == 0 && v)
+		atomicAdd(count, (uint32_t)__popc(v));
 }
 
 static __global__ void k_reduce(g1_xyzz *segs, const g1_xyzz *buckets, unsigned k, unsigned nb,
@@ -219,6 +264,10 @@ cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, const dfr *sca
 	g1_xyzz *buckets = (g1_xyzz *)(base + l.buckets);
 	g1_xyzz *segs = (g1_xyzz *)(base + l.segs);
 	g1_xyzz *ones = (g1_xyzz *)(base + l.ones);
+	g1_xyzz *first = (g1_xyzz *)(base + l.first);
+	g1_xyzz *first2 = (g1_xyzz *)(base + l.first2);
+	g1_xyzz *last = (g1_xyzz *)(base + l.last);
+	uint32_t *keys = (uint32_t *)(base + l.keys);
 	cudaError_t e;
 
 	e = cudaMemsetAsync(counts, 0, (size_t)l.k * l.nb * sizeof(uint32_t), stream);
@@ -234,8 +283,19 @@ cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, const dfr *sca
 	if (n)
 		k_scatter<<<grid_for(n), MSM_BLOCK, 0, stream>>>(sorted, counts, canon, zero_bits,
 								 one_bits, n, c, l.k, l.nb);
-	k_accumulate<<<grid_for((size_t)l.k * l.nb), MSM_BLOCK, 0, stream>>>(
-		buckets, sorted, offs, bases, n, l.k, l.nb);
+	size_t chunks = (size_t)l.k * l.nc;
+	k_acc_chunk<<<grid_for(chunks), MSM_BLOCK, 0, stream>>>(buckets, first, last, keys, sorted,
+								offs, bases, n, l.k, l.nb, l.nc,
+								l.ch);
+	for (size_t d = 1; d < l.nc; d *= 2) {
+		k_seg_step<<<grid_for(chunks), MSM_BLOCK, 0, stream>>>(first2, first, keys, l.k,
+								       l.nc, d);
+		g1_xyzz *t = first;
+		first = first2;
+		first2 = t;
+	}
+	k_bucket_finish<<<grid_for((size_t)l.k * l.nb), MSM_BLOCK, 0, stream>>>(
+		buckets, last, first, offs, l.k, l.nb, l.nc, l.ch);
 	k_reduce<<<grid_for((size_t)l.k * l.nseg), MSM_BLOCK, 0, stream>>>(segs, buckets, l.k,
 									   l.nb, l.nseg);
 	fold_rows(segs, l.k, l.nseg, stream);
@@ -258,6 +318,26 @@ cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, const dfr *sca
 	if (e != cudaSuccess)
 		return e;
 	return cudaStreamSynchronize(stream);
+}
+
+cudaError_t msm_count_other(size_t *ret, const dfr *scalars, size_t n, uint32_t *count,
+			    cudaStream_t stream)
+{
+	uint32_t host = 0;
+	*ret = 0;
+	if (n == 0)
+		return cudaSuccess;
+	cudaError_t e = cudaMemsetAsync(count, 0, sizeof(uint32_t), stream);
+	if (e != cudaSuccess)
+		return e;
+	k_count_other<<<grid_for(n), MSM_BLOCK, 0, stream>>>(count, scalars, n);
+	e = cudaGetLastError();
+	if (e == cudaSuccess)
+		e = cudaMemcpyAsync(&host, count, sizeof(uint32_t), cudaMemcpyDeviceToHost, stream);
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(stream);
+	*ret = host;
+	return e;
 }
 
 /* ---- density compaction ---- */

@@ -3,7 +3,8 @@
  * __device__ so the host unit test runs every kernel body: the window
  * choice, the signed (Booth) digits of a canonical scalar, the 0/1
  * classification, the density compaction, the counting sort (histogram,
- * exclusive scan, scatter), bucket sums, running sums, pairwise folds and
+ * exclusive scan, scatter), bucket sums over fixed-size chunks of the
+ * sorted lists with their segmented scan, running sums, pairwise folds and
  * the batch addition of the bases whose scalar is 1. Each function is the
  * work of one thread of one kernel, named after the kernel; the kernels are
  * thin wrappers that compute the thread's index and call it.
@@ -38,6 +39,14 @@
  * two), each over at least MSM_ONES_MIN_WORDS bitmap words. */
 #define MSM_ONES_MAX_THREADS 65536
 #define MSM_ONES_MIN_WORDS 4
+
+/* Bucket accumulation: entries of the sorted lists per thread, between
+ * these bounds (msm_chunk). */
+#define MSM_CHUNK_MIN 32
+#define MSM_CHUNK_MAX 256
+#define MSM_CHUNK_THREADS ((size_t)1 << 21)
+/* The key of a chunk past the end of its window's list. */
+#define MSM_NO_BUCKET 0xffffffffu
 
 /* Scalar classes of the 0/1 split. */
 enum { MSM_ZERO, MSM_ONE, MSM_OTHER };
@@ -211,6 +220,16 @@ ZKP_HD unsigned msm_prepare(uint64_t *canon, const dfr *scalars, size_t i)
 	return msm_scalar_class(canon + 4 * i);
 }
 
+/* Thread i < n: whether scalar i is neither 0 nor 1 (the count of those
+ * chooses the window: msm_count_other). */
+ZKP_HD bool msm_is_other(const dfr *scalars, size_t i)
+{
+	dfr s = scalars[i];
+	uint64_t c[4];
+	fe_from_mont(c, &s);
+	return msm_scalar_class(c) == MSM_OTHER;
+}
+
 /* Zero and one scalars stay out of the buckets. */
 ZKP_HD bool msm_skip(const uint32_t *zero_bits, const uint32_t *one_bits, size_t i)
 {
@@ -250,24 +269,135 @@ ZKP_HD void msm_scatter(uint32_t *sorted, uint32_t *cursor, const uint64_t *cano
 	}
 }
 
-/* Thread id < k nb: bucket id % nb of window id / nb, the sum of its
- * slice of the sorted list (mixed additions, negated for a negative digit). */
-ZKP_HD void msm_accumulate(g1_xyzz *buckets, const uint32_t *sorted, const uint32_t *offs,
-			   const g1_affine *bases, size_t n, unsigned nb, size_t id)
+/* ---- bucket accumulation, balanced ----
+ *
+ * A window's sorted list (len entries, grouped by bucket) is cut into
+ * chunks of ch entries, one thread each, whatever the buckets' sizes: a
+ * scalar repeated a million times costs a million / ch threads, not one
+ * thread a million additions. A chunk sums each run of one bucket in it:
+ *  - a run whose bucket starts and ends inside the chunk is that bucket's
+ *    sum, written to buckets directly;
+ *  - the chunk's first run, when its bucket started in an earlier chunk,
+ *    goes to first[chunk], and the chunk's key is that bucket;
+ *  - the chunk's last run, when its bucket started in this chunk and goes
+ *    on past it, goes to last[chunk].
+ * A bucket spanning chunks t0 < t1 is then last[t0] + first[t0 + 1] + ...
+ * + first[t1]: the chunks t0 + 1 .. t1 are consecutive and share its key.
+ * A segmented inclusive scan (Hillis-Steele: log2(chunks) steps, each
+ * out[t] = in[t] + in[t - d] when t - d has the same key, ping-ponging
+ * between two arrays) leaves that sum of firsts at t1, and msm_bucket_finish
+ * adds last[t0]. The key of chunk t0 may equal the bucket's when the
+ * bucket starts at the chunk's start; its first is then infinity, which
+ * the scan adds harmlessly. Serial work per thread: ch additions in the
+ * chunk, one per scan step. */
+
+/* Entries per chunk for n scalars and k windows: the power of two in
+ * [MSM_CHUNK_MIN, MSM_CHUNK_MAX] nearest above k n / MSM_CHUNK_THREADS, so
+ * that large MSMs run about 2^21 threads and small ones stay fine-grained. */
+ZKP_HD unsigned msm_chunk(size_t n, unsigned k)
 {
-	size_t w = id / nb, b = id % nb;
+	size_t want = ((size_t)k * n + MSM_CHUNK_THREADS - 1) / MSM_CHUNK_THREADS;
+	unsigned ch = MSM_CHUNK_MIN;
+	while (ch < MSM_CHUNK_MAX && ch < want)
+		ch *= 2;
+	return ch;
+}
+
+/* Chunks per window for lists of up to n entries. */
+ZKP_HD size_t msm_chunks(size_t n, unsigned ch)
+{
+	return n ? (n + ch - 1) / ch : 1;
+}
+
+/* The bucket b in [lo, nb) with off[b] <= e < off[b + 1], for an entry e
+ * with off[lo] <= e < off[nb] (binary search over the offsets). */
+ZKP_HD unsigned msm_bucket_of(const uint32_t *off, unsigned lo, unsigned nb, uint32_t e)
+{
+	unsigned hi = nb; /* off[lo] <= e < off[hi] */
+	while (hi - lo > 1) {
+		unsigned mid = lo + (hi - lo) / 2;
+		if (off[mid] <= e)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Thread id < k nc: chunk t = id % nc of window w = id / nc, entries
+ * [t ch, min((t + 1) ch, len)) of the window's list, as described above.
+ * first, last and key hold k nc entries; a chunk past the list's end
+ * gets infinity in both and the key MSM_NO_BUCKET. */
+ZKP_HD void msm_acc_chunk(g1_xyzz *buckets, g1_xyzz *first, g1_xyzz *last, uint32_t *key,
+			  const uint32_t *sorted, const uint32_t *offs, const g1_affine *bases,
+			  size_t n, unsigned nb, size_t nc, unsigned ch, size_t id)
+{
+	size_t w = id / nc, t = id % nc;
 	const uint32_t *list = sorted + w * n;
 	const uint32_t *off = offs + w * (nb + 1);
-	g1_xyzz acc;
-	g1_xyzz_set_inf(&acc);
-	for (uint32_t e = off[b]; e < off[b + 1]; e++) {
-		uint32_t v = list[e];
-		g1_affine p = bases[v & ~MSM_SIGN_BIT];
-		if (v & MSM_SIGN_BIT)
-			fe_neg(&p.y, &p.y);
-		g1_xyzz_add_affine(&acc, &acc, &p);
+	uint32_t len = off[nb];
+	size_t lo = t * ch, hi = lo + ch < len ? lo + ch : len;
+	g1_xyzz_set_inf(&first[id]);
+	g1_xyzz_set_inf(&last[id]);
+	key[id] = MSM_NO_BUCKET;
+	if (lo >= len)
+		return;
+	unsigned b = msm_bucket_of(off, 0, nb, (uint32_t)lo);
+	key[id] = b;
+	for (size_t e = lo; e < hi;) {
+		size_t end = off[b + 1] < hi ? off[b + 1] : hi;
+		g1_xyzz acc;
+		g1_xyzz_set_inf(&acc);
+		for (; e < end; e++) {
+			uint32_t v = list[e];
+			g1_affine p = bases[v & ~MSM_SIGN_BIT];
+			if (v & MSM_SIGN_BIT)
+				fe_neg(&p.y, &p.y);
+			g1_xyzz_add_affine(&acc, &acc, &p);
+		}
+		if (off[b] < lo)
+			first[id] = acc;
+		else if (off[b + 1] > hi)
+			last[id] = acc;
+		else
+			buckets[w * nb + b] = acc;
+		if (e < hi)
+			b = msm_bucket_of(off, b + 1, nb, (uint32_t)e);
 	}
-	buckets[id] = acc;
+}
+
+/* Thread id < k nc, step d of the segmented scan: out = in, plus in[id - d]
+ * when chunk t - d (t = id % nc) has the same key. */
+ZKP_HD void msm_seg_step(g1_xyzz *out, const g1_xyzz *in, const uint32_t *key, size_t nc,
+			 size_t d, size_t id)
+{
+	g1_xyzz v = in[id];
+	if (id % nc >= d && key[id] != MSM_NO_BUCKET && key[id - d] == key[id]) {
+		g1_xyzz u = in[id - d];
+		g1_xyzz_add(&v, &v, &u);
+	}
+	out[id] = v;
+}
+
+/* Thread id < k nb: bucket b = id % nb of window w = id / nb. Empty: the
+ * infinity; inside one chunk: already written by msm_acc_chunk; spanning
+ * chunks t0 < t1: last[t0] + scanned[t1] (scanned: the firsts after the
+ * segmented scan). */
+ZKP_HD void msm_bucket_finish(g1_xyzz *buckets, const g1_xyzz *last, const g1_xyzz *scanned,
+			      const uint32_t *offs, unsigned nb, size_t nc, unsigned ch, size_t id)
+{
+	size_t w = id / nb, b = id % nb;
+	const uint32_t *off = offs + w * (nb + 1);
+	uint32_t s = off[b], e = off[b + 1];
+	if (s == e) {
+		g1_xyzz_set_inf(&buckets[id]);
+		return;
+	}
+	size_t t0 = s / ch, t1 = (e - 1) / ch;
+	if (t0 == t1)
+		return;
+	g1_xyzz a = last[w * nc + t0], c = scanned[w * nc + t1];
+	g1_xyzz_add(&buckets[id], &a, &c);
 }
 
 /* Thread id < k nseg: segment id % nseg of window id / nseg, buckets

@@ -6,6 +6,16 @@
  * Views (zkp_dbuf_view: owned false, ptr inside a device buffer) are read
  * like any buffer (download, MSM scalars and bases, h_pointwise's b and c);
  * every write target (upload, ntt, h_pointwise's a) must be owned.
+ *
+ * Errors: cuda_fail records a failure under err_lock alone, which is never
+ * held around anything else, so a failure met while `lock` is held (a
+ * domain upload inside cuda_ntt) cannot deadlock. A sticky fault
+ * (cuda_sticky: the context is lost) marks the backend dead: every later
+ * call fails at once with ZKP_ERR_DEVICE without touching the device, and
+ * only frees still reach the runtime. The runtime's pending error is
+ * cleared before each launch sequence (clear_pending), so the launchers'
+ * cudaGetLastError reports their own launches and not an out-of-memory
+ * that an earlier call already handled.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -62,11 +72,13 @@ struct cuda_backend {
 	int device;
 	cudaStream_t stream;
 	zkp_pool *host_pool;
-	pthread_mutex_t lock; /* domains, next_slot, last, pinned */
+	pthread_mutex_t lock; /* domains, next_slot, pinned */
 	dev_domain domains[DOMAIN_SLOTS];
 	unsigned next_slot;
-	zkp_error last;
 	pinned_block pinned[PINNED_SLOTS];
+	pthread_mutex_t err_lock; /* last, dead; taken around nothing else */
+	zkp_error last;
+	bool dead;
 };
 
 static cuda_backend *cuda_of(zkp_backend *be)
@@ -74,17 +86,59 @@ static cuda_backend *cuda_of(zkp_backend *be)
 	return (cuda_backend *)be;
 }
 
-/* Records and logs a CUDA failure; returns ZKP_ERR_DEVICE. */
+/* Errors after which the context is unusable until the process resets
+ * the device (CUDA runtime API reference, cudaError): every allocation and
+ * every later call of the process on that device fails. */
+static bool cuda_sticky(cudaError_t e)
+{
+	switch (e) {
+	case cudaErrorIllegalAddress:
+	case cudaErrorLaunchFailure:
+	case cudaErrorLaunchTimeout:
+	case cudaErrorHardwareStackError:
+	case cudaErrorIllegalInstruction:
+	case cudaErrorMisalignedAddress:
+	case cudaErrorInvalidAddressSpace:
+	case cudaErrorInvalidPc:
+	case cudaErrorAssert:
+	case cudaErrorECCUncorrectable:
+	case cudaErrorContextIsDestroyed:
+	case cudaErrorDevicesUnavailable:
+	case cudaErrorUnknown:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Records and logs a CUDA failure; a sticky one marks the backend dead.
+ * Returns ZKP_ERR_DEVICE. Takes err_lock only: callable with `lock` held.
+ * Failures after death (frees of a lost context) are not logged again. */
 static int cuda_fail(cuda_backend *cb, cudaError_t e, const char *call, int line)
 {
 	char msg[sizeof(cb->last.msg)];
-	snprintf(msg, sizeof(msg), "cuda device %d: %s: %s (%s, shim.cu:%d)", cb->device, call,
-		 cudaGetErrorString(e), cudaGetErrorName(e), line);
-	zkp_log(ZKP_LOG_ERROR, "%s", msg);
-	pthread_mutex_lock(&cb->lock);
-	zkp_error_set(&cb->last, ZKP_ERR_DEVICE, "%s", msg);
-	pthread_mutex_unlock(&cb->lock);
+	bool sticky = cuda_sticky(e);
+	snprintf(msg, sizeof(msg), "cuda device %d: %s: %s (%s, shim.cu:%d)%s", cb->device, call,
+		 cudaGetErrorString(e), cudaGetErrorName(e), line,
+		 sticky ? "; the device is marked failed until zkpd restarts" : "");
+	pthread_mutex_lock(&cb->err_lock);
+	bool was_dead = cb->dead;
+	if (!was_dead) {
+		zkp_error_set(&cb->last, ZKP_ERR_DEVICE, "%s", msg);
+		cb->dead = sticky;
+	}
+	pthread_mutex_unlock(&cb->err_lock);
+	if (!was_dead)
+		zkp_log(ZKP_LOG_ERROR, "%s", msg);
 	return ZKP_ERR_DEVICE;
+}
+
+static bool is_dead(cuda_backend *cb)
+{
+	pthread_mutex_lock(&cb->err_lock);
+	bool dead = cb->dead;
+	pthread_mutex_unlock(&cb->err_lock);
+	return dead;
 }
 
 /* Every CUDA call of the shim goes through this: on failure it sets `err`
@@ -132,12 +186,36 @@ static void dev_free(cuda_backend *cb, void *p, size_t bytes)
 	zkp_mem_sub(ZKP_MEM_DEVICE, bytes);
 }
 
+/* The entry of every operation: a dead backend fails at once, else its
+ * device becomes the calling thread's current one. */
 static int set_device(cuda_backend *cb)
 {
 	int err = 0;
+	if (is_dead(cb))
+		return ZKP_ERR_DEVICE;
 	CUDA_TRY(cb, cudaSetDevice(cb->device));
 out:
 	return err;
+}
+
+/* In front of frees, which reach the runtime even on a dead backend or
+ * after a failed cudaSetDevice: the memory is the runtime's to reclaim,
+ * and a free that fails is reported by the free itself. */
+static void set_device_for_free(cuda_backend *cb)
+{
+	(void)cudaSetDevice(cb->device);
+}
+
+/* Called right before a launch sequence: drops the runtime's pending error
+ * left by an earlier call that was already reported (an out-of-memory), so
+ * that the launcher's cudaGetLastError answers for its own launches only.
+ * A sticky error cannot be dropped and fails the call. */
+static int clear_pending(cuda_backend *cb)
+{
+	cudaError_t e = cudaGetLastError();
+	if (e != cudaSuccess && cuda_sticky(e))
+		return cuda_fail(cb, e, "cudaGetLastError() before a launch", __LINE__);
+	return 0;
 }
 
 static void drop_domain(cuda_backend *cb, dev_domain *d)
@@ -152,16 +230,16 @@ static void pinned_release(cuda_backend *cb, void *p, size_t rounded);
 static void cuda_destroy(zkp_backend *be)
 {
 	cuda_backend *cb = cuda_of(be);
-	if (set_device(cb) == 0) {
-		cudaStreamSynchronize(cb->stream);
-		for (unsigned i = 0; i < DOMAIN_SLOTS; i++)
-			drop_domain(cb, &cb->domains[i]);
-		cudaStreamDestroy(cb->stream);
-	}
+	set_device_for_free(cb);
+	cudaStreamSynchronize(cb->stream);
+	for (unsigned i = 0; i < DOMAIN_SLOTS; i++)
+		drop_domain(cb, &cb->domains[i]);
+	cudaStreamDestroy(cb->stream);
 	for (unsigned i = 0; i < PINNED_SLOTS; i++)
 		if (cb->pinned[i].p)
 			pinned_release(cb, cb->pinned[i].p, cb->pinned[i].bytes);
 	pthread_mutex_destroy(&cb->lock);
+	pthread_mutex_destroy(&cb->err_lock);
 	free(cb);
 }
 
@@ -182,8 +260,10 @@ static int cuda_alloc(zkp_backend *be, zkp_dbuf *ret, size_t bytes)
 static void cuda_release(zkp_backend *be, zkp_dbuf *buf)
 {
 	cuda_backend *cb = cuda_of(be);
-	if (buf->owned && buf->ptr && set_device(cb) == 0)
+	if (buf->owned && buf->ptr) {
+		set_device_for_free(cb);
 		dev_free(cb, buf->ptr, buf->bytes);
+	}
 	memset(buf, 0, sizeof(*buf));
 }
 
@@ -303,6 +383,8 @@ static int cuda_ntt(zkp_backend *be, zkp_dbuf *data, const zkp_ntt_domain *d,
 	const ntt_dev_domain *dv;
 	pthread_mutex_lock(&cb->lock);
 	err = get_domain(cb, &dv, d);
+	if (!err)
+		err = clear_pending(cb);
 	if (err)
 		goto out;
 	CUDA_TRY(cb, ntt_run((dfr *)data->ptr, dv, opts->inverse, opts->coset,
@@ -358,8 +440,8 @@ static int cuda_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
 	if ((err = set_device(cb)))
 		return err;
 
-	void *compact = NULL, *ws = NULL;
-	size_t m = n, ws_bytes = 0, compact_bytes = 0;
+	void *compact = NULL, *ws = NULL, *count = NULL;
+	size_t m = n, m_other = 0, ws_bytes = 0, compact_bytes = 0;
 	const dfr *sc = (const dfr *)scalars->ptr;
 	g1_xyzz win[64];
 	unsigned c = 0;
@@ -371,7 +453,7 @@ static int cuda_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
 		/* the compacted scalars, then the compaction's workspace */
 		size_t head = (m * sizeof(zkp_fr) + 255) & ~(size_t)255;
 		compact_bytes = head + msm_compact_ws_size(n);
-		if ((err = dev_alloc(cb, &compact, compact_bytes)))
+		if ((err = dev_alloc(cb, &compact, compact_bytes)) || (err = clear_pending(cb)))
 			goto out;
 		CUDA_TRY(cb, msm_compact((dfr *)compact, sc, density, n, (char *)compact + head,
 					 cb->stream));
@@ -380,10 +462,16 @@ static int cuda_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
 	if (m == 0)
 		goto out;
 
-	c = opts && opts->window ? opts->window : msm_window(m);
+	/* The window from the scalars that reach the buckets: 0 and 1 do not. */
+	if (!(opts && opts->window)) {
+		if ((err = dev_alloc(cb, &count, sizeof(uint32_t))) || (err = clear_pending(cb)))
+			goto out;
+		CUDA_TRY(cb, msm_count_other(&m_other, sc, m, (uint32_t *)count, cb->stream));
+	}
+	c = opts && opts->window ? opts->window : msm_window(m_other);
 	c = c < 4 ? 4 : c > MSM_MAX_WINDOW ? MSM_MAX_WINDOW : c;
 	ws_bytes = msm_g1_ws_size(m, c);
-	if ((err = dev_alloc(cb, &ws, ws_bytes)))
+	if ((err = dev_alloc(cb, &ws, ws_bytes)) || (err = clear_pending(cb)))
 		goto out;
 	CUDA_TRY(cb, msm_g1_run(win, (const g1_affine *)bases->ptr, sc, m, c, ws, cb->stream));
 
@@ -398,6 +486,7 @@ static int cuda_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
 	}
 out:
 	dev_free(cb, ws, ws_bytes);
+	dev_free(cb, count, count ? sizeof(uint32_t) : 0);
 	dev_free(cb, compact, compact_bytes);
 	if (err)
 		zkp_g1_set_infinity(ret);
@@ -452,6 +541,8 @@ static int cuda_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, con
 	dfr s;
 	if (scale)
 		memcpy(&s, scale, sizeof(s));
+	if ((err = clear_pending(cb)))
+		goto out;
 	CUDA_TRY(cb, ntt_h_pointwise((dfr *)a->ptr, (const dfr *)b->ptr, (const dfr *)c->ptr,
 				     scale ? &s : NULL, n, cb->stream));
 out:
@@ -478,11 +569,10 @@ static size_t pinned_round(size_t bytes)
 
 static void pinned_release(cuda_backend *cb, void *p, size_t rounded)
 {
-	if (set_device(cb) == 0) {
-		cudaError_t e = cudaFreeHost(p);
-		if (e != cudaSuccess)
-			cuda_fail(cb, e, "cudaFreeHost(p)", __LINE__);
-	}
+	set_device_for_free(cb);
+	cudaError_t e = cudaFreeHost(p);
+	if (e != cudaSuccess)
+		cuda_fail(cb, e, "cudaFreeHost(p)", __LINE__);
 	zkp_mem_sub(ZKP_MEM_PINNED, rounded);
 }
 
@@ -606,6 +696,7 @@ extern "C" int zkp_backend_cuda_new(zkp_backend **ret, int device, zkp_error *er
 				     cudaGetErrorString(e));
 	}
 	pthread_mutex_init(&cb->lock, NULL);
+	pthread_mutex_init(&cb->err_lock, NULL);
 	cb->base.ops = &cuda_ops;
 	cb->base.host_visible = false;
 	cb->device = device;
@@ -642,7 +733,12 @@ extern "C" void zkp_backend_cuda_last_error(zkp_backend *be, zkp_error *ret)
 	if (!be || be->ops != &cuda_ops)
 		return;
 	cuda_backend *cb = cuda_of(be);
-	pthread_mutex_lock(&cb->lock);
+	pthread_mutex_lock(&cb->err_lock);
 	*ret = cb->last;
-	pthread_mutex_unlock(&cb->lock);
+	pthread_mutex_unlock(&cb->err_lock);
+}
+
+extern "C" bool zkp_backend_cuda_failed(zkp_backend *be)
+{
+	return be && be->ops == &cuda_ops && is_dead(cuda_of(be));
 }

@@ -28,10 +28,14 @@
  *    zkp_backend_free. Freed for good with cudaFreeHost, which waits for
  *    device work still using the memory.
  *  - msm_g1 runs on the device (Pippenger, cuda/msm.cu); its opts select
- *    only the window (0 or a forced c, clamped to 4..20); the accumulation
- *    form is a CPU option and is ignored, and the 0/1 split is always on:
- *    scalars 0 are skipped, the bases of scalars 1 are summed by a batch
- *    addition kernel, and only the rest go through the buckets. A density
+ *    only the window (0: chosen from the count of scalars other than 0 and
+ *    1, taken on the device in one pass first; or a forced c, clamped to
+ *    4..20); the accumulation form is a CPU option and is ignored, and the
+ *    0/1 split is always on: scalars 0 are skipped, the bases of scalars 1
+ *    are summed by a batch addition kernel, and only the rest go through
+ *    the buckets. Bucket sums are split into fixed-size chunks of work, so
+ *    a scalar value repeated many times (which a client controls) costs no
+ *    more serial time than uniform scalars. A density
  *    bitmap (host memory) is applied on the device: its ceil(n / 64) words
  *    are uploaded (8 bytes per 64 scalars), counted, scanned, and the
  *    selected scalars gathered into a temporary device buffer of 32 bytes
@@ -43,9 +47,17 @@
  *    (zkp_backend_cuda_set_host_pool; NULL: the calling thread).
  *  - Any CUDA failure returns ZKP_ERR_DEVICE; the CUDA message (call, file,
  *    line, cudaGetErrorString) is logged at error level and kept for
- *    zkp_backend_cuda_last_error. A device fault can leave the device
- *    unusable; later calls on that backend then fail the same way and the
- *    process stays up.
+ *    zkp_backend_cuda_last_error. A failure never blocks: it is recorded
+ *    under a lock of its own, taken around nothing else. A recoverable
+ *    failure (an out-of-memory, a bad launch configuration) fails that call
+ *    alone: the runtime's pending error is cleared before each launch
+ *    sequence, so the next operation does not inherit it. A sticky fault
+ *    (illegal address, launch failure, ECC error, assert, timeout: the
+ *    context is lost) marks the backend failed (zkp_backend_cuda_failed):
+ *    every later call returns ZKP_ERR_DEVICE at once without touching the
+ *    device, frees still reach the runtime, and the process stays up; the
+ *    daemon shows the device as failed and, with gpus.fallback_cpu, proves
+ *    its jobs on the CPU. Only a restart brings the device back.
  *
  * Status: the device code compiles for sm_90, and every kernel body (the
  * per-thread functions of the cuda/ headers) runs on the CPU in test_cuda_math
@@ -56,6 +68,7 @@
 #ifndef ZKPD_BACKEND_CUDA_H
 #define ZKPD_BACKEND_CUDA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -82,6 +95,10 @@ void zkp_backend_cuda_set_host_pool(zkp_backend *be, zkp_pool *pool);
 /* The message of the last CUDA failure on this backend (code 0 and an empty
  * message if none). */
 void zkp_backend_cuda_last_error(zkp_backend *be, zkp_error *ret);
+
+/* True once a sticky fault has marked the backend failed (see above);
+ * false for a backend that is not CUDA's. Any thread. */
+bool zkp_backend_cuda_failed(zkp_backend *be);
 
 /* The backend's device memory: *total bytes, and *used = total - free
  * (cudaMemGetInfo: every process's allocations, not only this backend's).

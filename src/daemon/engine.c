@@ -1141,9 +1141,11 @@ int zkp_engine_get_status(zkp_engine *e, zkp_engine_status *ret)
 		di->memory_bytes = e->budget;
 		di->memory_used_bytes = e->reserved;
 #ifdef ZKPD_HAVE_CUDA
-		if (d->gpu >= 0)
-			zkp_backend_cuda_mem_info(d->inner ? d->inner : d->be, &di->memory_bytes,
-						  &di->memory_used_bytes);
+		if (d->gpu >= 0) {
+			zkp_backend *cb = d->inner ? d->inner : d->be;
+			zkp_backend_cuda_mem_info(cb, &di->memory_bytes, &di->memory_used_bytes);
+			di->failed = zkp_backend_cuda_failed(cb);
+		}
 #endif
 	}
 	ret->n_devices = e->n_devs;

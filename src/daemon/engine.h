@@ -341,6 +341,7 @@ typedef struct {
 	uint64_t memory_bytes, memory_used_bytes;
 	uint64_t faults;        /* stages that failed with ZKP_ERR_DEVICE */
 	uint64_t cpu_fallbacks; /* of those jobs, proved again on the CPU */
+	bool failed; /* a sticky GPU fault: every job fails on it until a restart */
 } zkp_device_info;
 
 typedef struct {

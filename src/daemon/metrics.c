@@ -153,6 +153,12 @@ char *zkp_metrics_text(zkp_engine *e, const zkp_server_stats *ss)
 		fprintf(f, "zkpd_device_cpu_fallbacks_total{device=\"%s\"} %llu\n",
 			st.devices[i].name, (unsigned long long)st.devices[i].cpu_fallbacks);
 
+	family(f, "device_failed", "gauge",
+	       "1 when a sticky GPU fault left the device unusable until zkpd restarts.");
+	for (size_t i = 0; i < st.n_devices; i++)
+		fprintf(f, "zkpd_device_failed{device=\"%s\"} %d\n", st.devices[i].name,
+			st.devices[i].failed ? 1 : 0);
+
 	family(f, "circuit_loaded", "gauge", "1 when the circuit is resident.");
 	for (size_t i = 0; i < st.n_circuits; i++)
 		fprintf(f, "zkpd_circuit_loaded{circuit=\"%s\"} %d\n", st.circuits[i].name,

@@ -222,6 +222,7 @@ int zkp_status_build(Zkpd__V1__StatusResponse **ret, zkp_engine *e,
 		d->memory_used_bytes = di->memory_used_bytes;
 		d->faults = di->faults;
 		d->cpu_fallbacks = di->cpu_fallbacks;
+		d->failed = di->failed;
 	}
 
 	s->circuits = (Zkpd__V1__CircuitStatus **)nodes(st.n_circuits,

@@ -894,6 +894,7 @@ static void json_status(const Zkpd__V1__StatusResponse *s)
 		jw_u64(&w, "memory_used_bytes", d->memory_used_bytes);
 		jw_u64(&w, "faults", d->faults);
 		jw_u64(&w, "cpu_fallbacks", d->cpu_fallbacks);
+		jw_bool(&w, "failed", d->failed);
 		jw_close(&w, '}');
 	}
 	jw_close(&w, ']');
@@ -996,8 +997,8 @@ static void human_status(const Zkpd__V1__StatusResponse *s)
 		const Zkpd__V1__DeviceStatus *dv = s->devices[i];
 		human_size(a, sizeof(a), dv->memory_bytes);
 		human_size(b, sizeof(b), dv->memory_used_bytes);
-		printf("%-16s %-6s %-12s %-12s %-7" PRIu64 " %" PRIu64 "\n", dv->name, dv->kind, a, b,
-		       dv->faults, dv->cpu_fallbacks);
+		printf("%-16s %-6s %-12s %-12s %-7" PRIu64 " %" PRIu64 "%s\n", dv->name, dv->kind, a,
+		       b, dv->faults, dv->cpu_fallbacks, dv->failed ? "  FAILED" : "");
 	}
 
 	printf("\n%-20s %-6s %-11s %-9s %-7s %-10s %-10s %-10s %-4s %-11s %s\n", "CIRCUIT",

@@ -9,10 +9,14 @@
  * the OR of its lanes' bits):
  *  - the exclusive scan against sequential prefix sums;
  *  - the G1 MSM launch sequence of msm_g1_run (0/1 classification, counting
- *    sort, bucket sums, segmented running sums, pairwise folds, batch
- *    addition of the ones) against zkp_msm_g1 on random and on 0/1-heavy
- *    scalars, and the density compaction of msm_compact in front of it
- *    against zkp_msm_g1_density;
+ *    sort, bucket sums over fixed-size chunks with their segmented scan,
+ *    segmented running sums, pairwise folds, batch addition of the ones)
+ *    against zkp_msm_g1 on random and on 0/1-heavy scalars, and on skewed
+ *    ones (one value for all, a few values or small integers repeated,
+ *    one hot value among uniform ones) with the device's chunk size and
+ *    with chunks of 1, 3 and 7 entries; the count of scalars other than 0
+ *    and 1 that picks the window; the density compaction of msm_compact in
+ *    front of it against zkp_msm_g1_density;
  *  - the grouped NTT of ntt_run (coset scaling, shared-memory groups,
  *    permutation, inverse scaling) against zkp_ntt for every option at
  *    2^1..2^14 with the device's plan, and with other group, tile, run and
@@ -362,7 +366,7 @@ static void test_scan(void)
 /* msm_g1_run's launches in order (cuda/msm.cu), then the shim's Horner
  * step. Workspace sizes as in its layout. */
 static void grid_msm(zkp_g1 *ret, const zkp_g1_affine *bases_c, const zkp_fr *scalars_c,
-		     size_t n, unsigned c)
+		     size_t n, unsigned c, unsigned ch = 0)
 {
 	const g1_affine *bases = (const g1_affine *)bases_c;
 	const dfr *scalars = (const dfr *)scalars_c;
@@ -374,6 +378,13 @@ static void grid_msm(zkp_g1 *ret, const zkp_g1_affine *bases_c, const zkp_fr *sc
 	std::vector<uint32_t> counts((size_t)k * nb, 0), offs((size_t)k * (nb + 1));
 	std::vector<uint32_t> sorted((size_t)k * n + 1, 0xffffffff);
 	std::vector<g1_xyzz> buckets((size_t)k * nb), segs((size_t)k * nseg), ones(nones);
+	if (!ch)
+		ch = msm_chunk(n, k);
+	size_t nc = msm_chunks(n, ch);
+	std::vector<g1_xyzz> first((size_t)k * nc), first2((size_t)k * nc), last((size_t)k * nc);
+	std::vector<uint32_t> keys((size_t)k * nc);
+	/* garbage where the kernels must write before reading */
+	memset(buckets.data(), 0x5a, buckets.size() * sizeof(g1_xyzz));
 	size_t grid = (n + GRID_BLOCK - 1) / GRID_BLOCK * GRID_BLOCK;
 
 	/* k_prepare: the warps' ballots */
@@ -405,8 +416,18 @@ static void grid_msm(zkp_g1 *ret, const zkp_g1_affine *bases_c, const zkp_fr *sc
 	for (size_t i : order)
 		msm_scatter(sorted.data(), counts.data(), canon.data(), zero_bits.data(),
 			    one_bits.data(), i, n, c, k, nb);
+	/* k_acc_chunk, k_seg_step per step (ping-pong), k_bucket_finish */
+	for (size_t id = 0; id < (size_t)k * nc; id++)
+		msm_acc_chunk(buckets.data(), first.data(), last.data(), keys.data(), sorted.data(),
+			      offs.data(), bases, n, nb, nc, ch, id);
+	g1_xyzz *in = first.data(), *out = first2.data();
+	for (size_t d = 1; d < nc; d *= 2) {
+		for (size_t id = 0; id < (size_t)k * nc; id++)
+			msm_seg_step(out, in, keys.data(), nc, d, id);
+		std::swap(in, out);
+	}
 	for (size_t id = 0; id < (size_t)k * nb; id++)
-		msm_accumulate(buckets.data(), sorted.data(), offs.data(), bases, n, nb, id);
+		msm_bucket_finish(buckets.data(), last.data(), in, offs.data(), nb, nc, ch, id);
 	for (size_t id = 0; id < (size_t)k * nseg; id++)
 		msm_reduce(segs.data(), buckets.data(), nb, nseg, id);
 	for (unsigned half = nseg / 2; half >= 1; half /= 2)
@@ -499,6 +520,10 @@ static void test_msm(void)
 		}
 	}
 	/* The ones' partial count and ranges. */
+	check(msm_chunk((size_t)1 << 26, 13) == MSM_CHUNK_MAX && msm_chunk(100, 32) == MSM_CHUNK_MIN &&
+		      msm_chunk((size_t)1 << 20, 19) == 32 && msm_chunk((size_t)1 << 22, 16) == 32 &&
+		      msm_chunk((size_t)1 << 24, 14) == 128,
+	      "chunk table", 0);
 	check(msm_ones_threads(1) == 1 && msm_ones_threads(224) == 1 &&
 		      msm_ones_threads(256) == 2 && msm_ones_threads((size_t)1 << 26) ==
 							   MSM_ONES_MAX_THREADS,
@@ -510,6 +535,83 @@ static void test_msm(void)
 		check(msm_scalar_class(z) == MSM_ZERO && msm_scalar_class(o) == MSM_ONE &&
 			      msm_scalar_class(t) == MSM_OTHER && msm_scalar_class(h) == MSM_OTHER,
 		      "scalar class", 0);
+	}
+}
+
+enum skew_kind { ALL_EQUAL, FEW_VALUES, SMALL_INTS, HOT_AND_UNIFORM };
+
+/* Scalars a client can choose to pile on few buckets: one value for all;
+ * four values (2, r - 1, a random one, r - 2) repeated at random; the small
+ * integers 2..17; a tenth uniform and the rest one value, with 0 and 1
+ * sprinkled in. */
+static void fill_skewed(zkp_fr *s, size_t n, enum skew_kind kind)
+{
+	zkp_fr hot, minus1, minus2, two;
+	rand_fr(&hot);
+	zkp_fr_set_one(&minus1);
+	zkp_fr_neg(&minus1, &minus1);
+	zkp_fr_set_one(&two);
+	zkp_fr_add(&two, &two, &two);
+	zkp_fr_sub(&minus2, &minus1, &ZKP_FR_ONE);
+	for (size_t i = 0; i < n; i++) {
+		unsigned r = (unsigned)(tu_rand64() % 100);
+		switch (kind) {
+		case ALL_EQUAL: s[i] = hot; break;
+		case FEW_VALUES: {
+			const zkp_fr *v[4] = { &two, &minus1, &hot, &minus2 };
+			s[i] = *v[r % 4];
+			break;
+		}
+		case SMALL_INTS: {
+			uint64_t l[4] = { 2 + r % 16, 0, 0, 0 };
+			zkp_fr_from_limbs(&s[i], l);
+			break;
+		}
+		case HOT_AND_UNIFORM:
+			if (r < 10)
+				rand_fr(&s[i]);
+			else if (r < 15)
+				zkp_fr_set_zero(&s[i]);
+			else if (r < 20)
+				zkp_fr_set_one(&s[i]);
+			else
+				s[i] = hot;
+			break;
+		}
+	}
+}
+
+/* Skewed scalars through the chunked accumulation, with the device's chunk
+ * and with small chunks (1, 3, 7) that make every bucket span many chunks
+ * and the segmented scan run many steps; the window from the count of
+ * scalars other than 0 and 1, as the shim picks it (msm_is_other, the body
+ * of k_count_other). */
+static void test_msm_skew(void)
+{
+	std::vector<zkp_g1_affine> pts = point_pool(2048);
+	const size_t sizes[] = { 1, 33, 700, 2048 };
+	const enum skew_kind kinds[] = { ALL_EQUAL, FEW_VALUES, SMALL_INTS, HOT_AND_UNIFORM };
+	unsigned long it = 0;
+	for (size_t n : sizes) {
+		for (enum skew_kind kind : kinds) {
+			std::vector<zkp_fr> sc(n + 1);
+			fill_skewed(sc.data(), n, kind);
+			size_t other = 0, want = 0;
+			for (size_t i = 0; i < n; i++) {
+				other += msm_is_other((const dfr *)sc.data(), i);
+				want += !(zkp_fr_is_zero(&sc[i]) || zkp_fr_is_one(&sc[i]));
+			}
+			check(other == want, "count of other scalars", it);
+			zkp_g1 ref;
+			msm_ref(&ref, pts.data(), sc.data(), NULL, n);
+			const unsigned chunks[] = { 0, 1, 3, 7 };
+			for (unsigned ch : chunks) {
+				zkp_g1 got;
+				grid_msm(&got, pts.data(), sc.data(), n, msm_window(other), ch);
+				check(zkp_g1_eq(&got, &ref), "skewed msm", it * 4 + ch);
+			}
+			it++;
+		}
 	}
 }
 
@@ -729,7 +831,7 @@ int main(void)
 	} parts[] = {
 		{ "fp", test_fp }, { "fr", test_fr }, { "ec", test_ec },
 		{ "digits", test_digits }, { "scan", test_scan }, { "msm", test_msm },
-		{ "density", test_density }, { "ntt", test_ntt },
+		{ "skew", test_msm_skew }, { "density", test_density }, { "ntt", test_ntt },
 	};
 	for (auto &p : parts) {
 		unsigned long c0 = checks, f0 = failures;

@@ -1,0 +1,384 @@
+/*
+ * The fake CUDA runtime of fake_cudart.h. The entry points keep the
+ * runtime's signatures (cuda_runtime_api.h); the hooks that nvcc's
+ * generated host code calls (fat binary and kernel registration, launch
+ * configuration, __cudaLaunchKernel) are declared here with the signatures
+ * of CUDA's crt/host_runtime.h and crt/device_functions.h: their names
+ * carry the runtime's double underscores because the generated code links
+ * against exactly those.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <map>
+
+#include <cuda_runtime_api.h>
+
+#include "fake_cudart.h"
+
+namespace {
+
+struct state {
+	unsigned long calls, work, fail_at;
+	cudaError_t fail_code, pending, sticky;
+	const char *failed_call;
+	std::map<void *, size_t> device, pinned;
+	size_t streams, bad_frees;
+	dim3 grid, block;
+	size_t shmem;
+	cudaStream_t stream;
+};
+
+state &st()
+{
+	static state s = { 0,	   0, 0, cudaSuccess, cudaSuccess, cudaSuccess, "", {}, {},
+			   0,	   0, dim3(), dim3(), 0, nullptr };
+	return s;
+}
+
+/* Counts a call and answers whether it goes on: an injected or sticky
+ * error is returned through *e (and left pending). */
+bool enter(const char *name, bool work, cudaError_t *e)
+{
+	state &s = st();
+	s.calls++;
+	if (work)
+		s.work++;
+	*e = cudaSuccess;
+	if (s.sticky != cudaSuccess) {
+		*e = s.sticky;
+		return false;
+	}
+	if (s.fail_at && s.calls == s.fail_at) {
+		s.failed_call = name;
+		*e = s.fail_code;
+		s.pending = s.fail_code;
+		if (fake_cuda_sticky(s.fail_code))
+			s.sticky = s.fail_code;
+		return false;
+	}
+	return true;
+}
+
+cudaError_t release(std::map<void *, size_t> &m, void *p)
+{
+	if (!p)
+		return cudaSuccess;
+	auto it = m.find(p);
+	if (it == m.end()) {
+		st().bad_frees++;
+		return cudaErrorInvalidValue;
+	}
+	free(p);
+	m.erase(it);
+	return cudaSuccess;
+}
+
+} // namespace
+
+extern "C" {
+
+void fake_cuda_reset(void)
+{
+	state &s = st();
+	s.calls = s.work = s.fail_at = 0;
+	s.fail_code = s.pending = s.sticky = cudaSuccess;
+	s.failed_call = "";
+}
+
+void fake_cuda_fail_at(unsigned long k, int code)
+{
+	st().fail_at = k;
+	st().fail_code = (cudaError_t)code;
+}
+
+unsigned long fake_cuda_calls(void)
+{
+	return st().calls;
+}
+
+unsigned long fake_cuda_work_calls(void)
+{
+	return st().work;
+}
+
+const char *fake_cuda_failed_call(void)
+{
+	return st().failed_call;
+}
+
+size_t fake_cuda_live_device(void)
+{
+	return st().device.size();
+}
+
+size_t fake_cuda_live_pinned(void)
+{
+	return st().pinned.size();
+}
+
+size_t fake_cuda_live_streams(void)
+{
+	return st().streams;
+}
+
+size_t fake_cuda_bad_frees(void)
+{
+	return st().bad_frees;
+}
+
+bool fake_cuda_sticky(int code)
+{
+	switch ((cudaError_t)code) {
+	case cudaErrorIllegalAddress:
+	case cudaErrorLaunchFailure:
+	case cudaErrorLaunchTimeout:
+	case cudaErrorHardwareStackError:
+	case cudaErrorIllegalInstruction:
+	case cudaErrorMisalignedAddress:
+	case cudaErrorInvalidAddressSpace:
+	case cudaErrorInvalidPc:
+	case cudaErrorAssert:
+	case cudaErrorECCUncorrectable:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* ---- the entry points the shim and the launchers call ---- */
+
+cudaError_t cudaGetDeviceCount(int *count)
+{
+	cudaError_t e;
+	*count = 0;
+	if (!enter("cudaGetDeviceCount", true, &e))
+		return e;
+	*count = 1;
+	return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device)
+{
+	cudaError_t e;
+	if (!enter("cudaSetDevice", false, &e))
+		return e;
+	return device == 0 ? cudaSuccess : cudaErrorInvalidDevice;
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
+{
+	(void)flags;
+	cudaError_t e;
+	if (!enter("cudaStreamCreateWithFlags", true, &e))
+		return e;
+	st().streams++;
+	*stream = (cudaStream_t)(uintptr_t)(0x1000 + st().streams);
+	return cudaSuccess;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream)
+{
+	(void)stream;
+	cudaError_t e;
+	bool go = enter("cudaStreamDestroy", false, &e);
+	if (st().streams)
+		st().streams--;
+	return go ? cudaSuccess : e;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream)
+{
+	(void)stream;
+	cudaError_t e;
+	if (!enter("cudaStreamSynchronize", false, &e))
+		return e;
+	return cudaSuccess;
+}
+
+cudaError_t cudaMalloc(void **ptr, size_t size)
+{
+	cudaError_t e;
+	*ptr = nullptr;
+	if (!enter("cudaMalloc", true, &e))
+		return e;
+	void *p = calloc(1, size ? size : 1);
+	if (!p)
+		return st().pending = cudaErrorMemoryAllocation;
+	st().device[p] = size;
+	*ptr = p;
+	return cudaSuccess;
+}
+
+/* Frees release the memory even in a sticky context, so that the leak check
+ * sees whether the shim handed every pointer back. */
+cudaError_t cudaFree(void *ptr)
+{
+	cudaError_t e;
+	bool go = enter("cudaFree", false, &e);
+	cudaError_t r = release(st().device, ptr);
+	return go ? r : e;
+}
+
+cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags)
+{
+	(void)flags;
+	cudaError_t e;
+	*ptr = nullptr;
+	if (!enter("cudaHostAlloc", true, &e))
+		return e;
+	void *p = calloc(1, size ? size : 1);
+	if (!p)
+		return st().pending = cudaErrorMemoryAllocation;
+	st().pinned[p] = size;
+	*ptr = p;
+	return cudaSuccess;
+}
+
+cudaError_t cudaFreeHost(void *ptr)
+{
+	cudaError_t e;
+	bool go = enter("cudaFreeHost", false, &e);
+	cudaError_t r = release(st().pinned, ptr);
+	return go ? r : e;
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+			    cudaStream_t stream)
+{
+	(void)kind;
+	(void)stream;
+	cudaError_t e;
+	if (!enter("cudaMemcpyAsync", true, &e))
+		return e;
+	if (count)
+		memmove(dst, src, count);
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream)
+{
+	(void)stream;
+	cudaError_t e;
+	if (!enter("cudaMemsetAsync", true, &e))
+		return e;
+	if (count)
+		memset(ptr, value, count);
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total)
+{
+	cudaError_t e;
+	*free_b = *total = 0;
+	if (!enter("cudaMemGetInfo", true, &e))
+		return e;
+	*total = (size_t)1 << 30;
+	size_t used = 0;
+	for (auto &a : st().device)
+		used += a.second;
+	*free_b = *total - used;
+	return cudaSuccess;
+}
+
+cudaError_t cudaGetLastError(void)
+{
+	cudaError_t e;
+	if (!enter("cudaGetLastError", true, &e))
+		return e; /* the injected error is reported here, and cleared */
+	e = st().pending;
+	st().pending = st().sticky;
+	return e;
+}
+
+cudaError_t cudaPeekAtLastError(void)
+{
+	return st().pending;
+}
+
+const char *cudaGetErrorName(cudaError_t error)
+{
+	switch (error) {
+	case cudaSuccess: return "cudaSuccess";
+	case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+	case cudaErrorLaunchOutOfResources: return "cudaErrorLaunchOutOfResources";
+	case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
+	case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+	case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+	default: return "cudaErrorOther";
+	}
+}
+
+const char *cudaGetErrorString(cudaError_t error)
+{
+	return error == cudaSuccess ? "no error" : "injected by fake_cudart";
+}
+
+/* ---- hooks of nvcc's generated host code ---- */
+
+void **__cudaRegisterFatBinary(void *fat_cubin)
+{
+	static void *handle;
+	handle = fat_cubin;
+	return &handle;
+}
+
+void __cudaRegisterFatBinaryEnd(void **handle)
+{
+	(void)handle;
+}
+
+void __cudaUnregisterFatBinary(void **handle)
+{
+	(void)handle;
+}
+
+void __cudaRegisterFunction(void **handle, const char *host_fun, char *device_fun,
+			    const char *device_name, int thread_limit, uint3 *tid, uint3 *bid,
+			    dim3 *bdim, dim3 *gdim, int *wsize)
+{
+	(void)handle, (void)host_fun, (void)device_fun, (void)device_name, (void)thread_limit;
+	(void)tid, (void)bid, (void)bdim, (void)gdim, (void)wsize;
+}
+
+unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shmem, cudaStream_t stream)
+{
+	st().grid = grid;
+	st().block = block;
+	st().shmem = shmem;
+	st().stream = stream;
+	return 0;
+}
+
+cudaError_t __cudaPopCallConfiguration(dim3 *grid, dim3 *block, size_t *shmem, void *stream)
+{
+	*grid = st().grid;
+	*block = st().block;
+	*shmem = st().shmem;
+	*(cudaStream_t *)stream = st().stream;
+	return cudaSuccess;
+}
+
+cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *fun)
+{
+	*kernel = (cudaKernel_t)fun;
+	return cudaSuccess;
+}
+
+/* A launch runs nothing; a launch with an empty grid or block fails as the
+ * runtime's would (cudaErrorInvalidConfiguration), so the shim's launch
+ * configurations are checked for that much. */
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
+			       size_t shmem, cudaStream_t stream)
+{
+	(void)kernel, (void)args, (void)shmem, (void)stream;
+	cudaError_t e;
+	if (!enter("kernel launch", true, &e))
+		return e;
+	if (!grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z || block.x > 1024)
+		return st().pending = cudaErrorInvalidConfiguration;
+	return cudaSuccess;
+}
+
+} /* extern "C" */

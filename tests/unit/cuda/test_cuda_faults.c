@@ -1,0 +1,395 @@
+/*
+ * The CUDA shim (cuda/shim.cu, with the launchers of cuda/ntt.cu and
+ * cuda/msm.cu) linked against fake_cudart instead of the CUDA runtime, so
+ * it runs here without a GPU. A scenario of backend calls that reaches
+ * every CUDA call of the shim (creation, pinned memory in two sizes,
+ * imports, uploads, an NTT that uploads its domain and one that finds it
+ * cached, the pointwise H step, sync, G1 MSMs with and without a density
+ * bitmap, the G2 MSM's downloads, memory info, teardown) is run once
+ * clean, counting the runtime calls, then again with a failure injected at
+ * each call in turn, once recoverable (cudaErrorMemoryAllocation) and once
+ * sticky (cudaErrorIllegalAddress). Every run must:
+ *  - finish (a SIGALRM after 20 s fails the test: a deadlock is a hang);
+ *  - fail the call that met the error with ZKP_ERR_DEVICE (a failed
+ *    allocation, copy, memset, launch or query always; a failed free or a
+ *    stale error dropped before a launch may pass unnoticed), with the
+ *    CUDA error's name in zkp_backend_cuda_last_error;
+ *  - recoverable: succeed in every later call (the error does not linger
+ *    in cudaGetLastError), the backend not marked failed;
+ *  - sticky: fail every later call with ZKP_ERR_DEVICE, mark the backend
+ *    failed, and give the device no further work (no allocation, copy or
+ *    launch after the fault);
+ *  - leave nothing behind: no device or pinned allocation, no stream, no
+ *    bad free in the fake, and the tracker's device and pinned counters
+ *    back at zero (the AddressSanitizer build checks host memory).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fake_cudart.h"
+#include "testutil.h"
+#include "zkpd/backend.h"
+#include "zkpd/backend_cuda.h"
+#include "zkpd/ec.h"
+#include "zkpd/log.h"
+#include "zkpd/mem.h"
+#include "zkpd/ntt.h"
+
+/* cudaError_t values (driver_types.h), fixed by the CUDA ABI. */
+#define CUDA_ERROR_MEMORY_ALLOCATION 2
+#define CUDA_ERROR_ILLEGAL_ADDRESS 700
+
+#define LOG_N 8
+#define N (1u << LOG_N)
+#define MAX_STEPS 32
+
+static unsigned long checks, failures;
+
+static void check(bool ok, const char *what, const char *step, unsigned long k)
+{
+	checks++;
+	if (!ok && failures++ < 20)
+		fprintf(stderr, "FAIL %s (step %s, injection at call %lu: %s)\n", what, step, k,
+			fake_cuda_failed_call());
+}
+
+struct scene {
+	zkp_backend *be;
+	zkp_dbuf g1, g2, sc, a, b;
+	void *pin;
+	size_t pin_bytes;
+	const zkp_ntt_domain *dom;
+	const zkp_fr *host_sc;
+	const zkp_g1_affine *host_g1;
+	const zkp_g2_affine *host_g2;
+	const uint64_t *density;
+};
+
+static int st_new(struct scene *s)
+{
+	return zkp_backend_cuda_new(&s->be, 0, NULL);
+}
+
+static int st_pin(struct scene *s)
+{
+	s->pin_bytes = N * sizeof(zkp_fr);
+	return zkp_backend_host_alloc(s->be, &s->pin, s->pin_bytes);
+}
+
+static int st_import(struct scene *s)
+{
+	int rc = zkp_backend_import_host(s->be, &s->g1, s->host_g1, N * sizeof(zkp_g1_affine));
+	if (!rc)
+		rc = zkp_backend_import_host(s->be, &s->g2, s->host_g2, N * sizeof(zkp_g2_affine));
+	return rc;
+}
+
+static int st_alloc(struct scene *s)
+{
+	int rc = zkp_backend_alloc(s->be, &s->sc, N * sizeof(zkp_fr));
+	if (!rc)
+		rc = zkp_backend_alloc(s->be, &s->a, N * sizeof(zkp_fr));
+	if (!rc)
+		rc = zkp_backend_alloc(s->be, &s->b, N * sizeof(zkp_fr));
+	return rc;
+}
+
+static int st_upload(struct scene *s)
+{
+	int rc = zkp_backend_upload(s->be, &s->sc, 0, s->host_sc, N * sizeof(zkp_fr));
+	if (!rc)
+		rc = zkp_backend_upload(s->be, &s->a, 0, s->host_sc, N * sizeof(zkp_fr));
+	if (!rc)
+		rc = zkp_backend_upload(s->be, &s->b, 0, s->host_sc, N * sizeof(zkp_fr));
+	return rc;
+}
+
+static int st_ntt(struct scene *s)
+{
+	zkp_ntt_opts o = { false, true, ZKP_NTT_NATURAL, ZKP_NTT_NATURAL };
+	return zkp_backend_ntt(s->be, &s->a, s->dom, &o);
+}
+
+static int st_ntt_cached(struct scene *s)
+{
+	zkp_ntt_opts o = { true, false, ZKP_NTT_BITREV, ZKP_NTT_NATURAL };
+	return zkp_backend_ntt(s->be, &s->b, s->dom, &o);
+}
+
+static int st_pointwise(struct scene *s)
+{
+	zkp_fr one;
+	zkp_fr_set_one(&one);
+	return zkp_backend_h_pointwise(s->be, &s->a, &s->b, &s->sc, &one, N);
+}
+
+static int st_sync(struct scene *s)
+{
+	return zkp_backend_sync(s->be);
+}
+
+static int st_msm(struct scene *s)
+{
+	zkp_g1 r;
+	return zkp_backend_msm_g1(s->be, &r, &s->g1, &s->sc, NULL, N, NULL);
+}
+
+static int st_msm_density(struct scene *s)
+{
+	zkp_g1 r;
+	return zkp_backend_msm_g1(s->be, &r, &s->g1, &s->sc, s->density, N, NULL);
+}
+
+static int st_msm_g2(struct scene *s)
+{
+	zkp_g2 r;
+	return zkp_backend_msm_g2(s->be, &r, &s->g2, &s->sc, NULL, N, NULL);
+}
+
+static int st_download(struct scene *s)
+{
+	return zkp_backend_download(s->be, s->pin, &s->a, 0, N * sizeof(zkp_fr));
+}
+
+/* Another size: the kept block is let go (cudaFreeHost) before a new one. */
+static int st_repin(struct scene *s)
+{
+	zkp_backend_host_free(s->be, s->pin, s->pin_bytes);
+	s->pin = NULL;
+	s->pin_bytes = (size_t)3 << 21;
+	return zkp_backend_host_alloc(s->be, &s->pin, s->pin_bytes);
+}
+
+static int st_mem_info(struct scene *s)
+{
+	uint64_t total, used;
+	return zkp_backend_cuda_mem_info(s->be, &total, &used);
+}
+
+static int st_teardown(struct scene *s)
+{
+	zkp_backend_release(s->be, &s->g1);
+	zkp_backend_release(s->be, &s->g2);
+	zkp_backend_release(s->be, &s->sc);
+	zkp_backend_release(s->be, &s->a);
+	zkp_backend_release(s->be, &s->b);
+	zkp_backend_host_free(s->be, s->pin, s->pin_bytes);
+	zkp_backend_free(s->be);
+	return 0;
+}
+
+enum kind { SETUP, WORK, TEARDOWN };
+
+static const struct {
+	const char *name;
+	int (*fn)(struct scene *s);
+	enum kind kind;
+} steps[] = {
+	{ "new", st_new, SETUP },
+	{ "host_alloc", st_pin, SETUP },
+	{ "import", st_import, SETUP },
+	{ "alloc", st_alloc, SETUP },
+	{ "upload", st_upload, WORK },
+	{ "ntt", st_ntt, WORK },
+	{ "ntt cached", st_ntt_cached, WORK },
+	{ "h_pointwise", st_pointwise, WORK },
+	{ "sync", st_sync, WORK },
+	{ "msm_g1", st_msm, WORK },
+	{ "msm_g1 density", st_msm_density, WORK },
+	{ "msm_g2", st_msm_g2, WORK },
+	{ "download", st_download, WORK },
+	{ "host_alloc other size", st_repin, WORK },
+	{ "mem_info", st_mem_info, WORK },
+	{ "teardown", st_teardown, TEARDOWN },
+};
+#define NSTEPS (sizeof(steps) / sizeof(steps[0]))
+
+struct run {
+	int rc[NSTEPS];
+	bool ran[NSTEPS];
+	unsigned long end[NSTEPS];      /* fake_cuda_calls() after the step */
+	unsigned long work_end[NSTEPS]; /* fake_cuda_work_calls() after it */
+	bool failed_after[NSTEPS];      /* zkp_backend_cuda_failed after it */
+	char last[sizeof(((zkp_error *)0)->msg)]; /* last_error after the work steps */
+};
+
+/* The calls whose failure the step must report. */
+static bool must_report(const char *call)
+{
+	static const char *const names[] = { "cudaMalloc",	 "cudaHostAlloc",
+					     "cudaMemcpyAsync",	 "cudaMemsetAsync",
+					     "kernel launch",	 "cudaMemGetInfo",
+					     "cudaGetDeviceCount", "cudaStreamCreateWithFlags" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(call, names[i]) == 0)
+			return true;
+	return false;
+}
+
+static unsigned long current_k;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	static const char msg[] = "FAIL: the shim hung (deadlock) after an injected failure\n";
+	(void)!write(2, msg, sizeof(msg) - 1);
+	char num[32];
+	int len = snprintf(num, sizeof(num), "at call %lu\n", current_k);
+	(void)!write(2, num, (size_t)len);
+	_exit(1);
+}
+
+static void play(struct run *r, const struct scene *proto, unsigned long k, int code)
+{
+	struct scene s = *proto;
+	memset(r, 0, sizeof(*r));
+	fake_cuda_reset();
+	fake_cuda_fail_at(k, code);
+	current_k = k;
+	alarm(20);
+	bool setup_ok = true;
+	for (size_t i = 0; i < NSTEPS; i++) {
+		if (i > 0 && !s.be)
+			break;
+		if (steps[i].kind != TEARDOWN && !setup_ok)
+			continue;
+		if (steps[i].kind == TEARDOWN) {
+			zkp_error e;
+			zkp_backend_cuda_last_error(s.be, &e);
+			snprintf(r->last, sizeof(r->last), "%s", e.msg);
+		}
+		r->rc[i] = steps[i].fn(&s);
+		r->ran[i] = true;
+		r->end[i] = fake_cuda_calls();
+		r->work_end[i] = fake_cuda_work_calls();
+		r->failed_after[i] = steps[i].kind != TEARDOWN && zkp_backend_cuda_failed(s.be);
+		if (steps[i].kind == SETUP && r->rc[i])
+			setup_ok = false;
+	}
+	alarm(0);
+}
+
+static void leaks(const char *what, unsigned long k)
+{
+	check(fake_cuda_live_device() == 0, "device memory freed", what, k);
+	check(fake_cuda_live_pinned() == 0, "pinned memory freed", what, k);
+	check(fake_cuda_live_streams() == 0, "stream destroyed", what, k);
+	check(fake_cuda_bad_frees() == 0, "no bad free", what, k);
+	check(zkp_mem_counter(ZKP_MEM_DEVICE) == 0, "device counter back to 0", what, k);
+	check(zkp_mem_counter(ZKP_MEM_PINNED) == 0, "pinned counter back to 0", what, k);
+}
+
+/* Checks one injected run against the clean one. */
+static void judge(const struct run *r, unsigned long k, int code, const char *code_name)
+{
+	bool sticky = fake_cuda_sticky(code);
+	const char *call = fake_cuda_failed_call();
+	size_t hit = NSTEPS;
+	for (size_t i = 0; i < NSTEPS && r->ran[i]; i++)
+		if (r->end[i] >= k) {
+			hit = i;
+			break;
+		}
+	check(hit < NSTEPS && *call, "the injected call was reached", "-", k);
+	if (hit == NSTEPS)
+		return;
+	const char *name = steps[hit].name;
+	for (size_t i = 0; i < hit; i++)
+		check(r->rc[i] == 0, "steps before the fault succeed", steps[i].name, k);
+	int rc = r->rc[hit];
+	check(rc == 0 || rc == ZKP_ERR_DEVICE, "the fault is ZKP_ERR_DEVICE", name, k);
+	if (must_report(call))
+		check(rc == ZKP_ERR_DEVICE, "the failed call is reported", name, k);
+	if (rc == ZKP_ERR_DEVICE && hit > 0 && steps[hit].kind != TEARDOWN)
+		check(strstr(r->last, code_name) != NULL, "last_error names the CUDA error", name,
+		      k);
+	bool setup_failed = steps[hit].kind == SETUP && rc != 0;
+	for (size_t i = hit + 1; i < NSTEPS; i++) {
+		const char *si = steps[i].name;
+		if (steps[i].kind == TEARDOWN) {
+			check(r->ran[i] == (r->rc[0] == 0), "teardown runs when the backend exists",
+			      si, k);
+			continue;
+		}
+		if (setup_failed) {
+			check(!r->ran[i], "no step after a failed setup", si, k);
+			continue;
+		}
+		check(r->ran[i], "every step runs after a call that succeeded", si, k);
+		if (sticky) {
+			check(r->rc[i] == ZKP_ERR_DEVICE, "a dead device fails every call", si, k);
+			check(r->work_end[i] == r->work_end[hit], "a dead device gets no work", si,
+			      k);
+			check(r->failed_after[i], "the device is marked failed", si, k);
+		} else {
+			check(r->rc[i] == 0, "a recoverable fault does not linger", si, k);
+			check(!r->failed_after[i], "the device is not marked failed", si, k);
+		}
+	}
+}
+
+int main(void)
+{
+	tu_seed();
+	zkp_log_set_level((enum zkp_log_level)-1); /* every injected fault logs an error */
+	signal(SIGALRM, on_alarm);
+
+	static zkp_fr host_sc[N];
+	static zkp_g1_affine host_g1[N];
+	static zkp_g2_affine host_g2[N];
+	static uint64_t density[N / 64];
+	for (size_t i = 0; i < N; i++) {
+		uint64_t w[8];
+		for (int j = 0; j < 8; j++)
+			w[j] = tu_rand64();
+		zkp_fr_from_wide(&host_sc[i], w);
+		host_g1[i] = ZKP_G1_GENERATOR;
+		host_g2[i] = ZKP_G2_GENERATOR;
+	}
+	for (size_t i = 0; i < N / 64; i++)
+		density[i] = tu_rand64();
+	void *mem = aligned_alloc(64, zkp_ntt_domain_mem_size(LOG_N));
+	zkp_ntt_domain dom;
+	if (!mem || zkp_ntt_domain_init(&dom, LOG_N, ZKP_NTT_ROOTS_BELLMAN, NULL, mem, NULL)) {
+		fprintf(stderr, "domain setup failed\n");
+		return 1;
+	}
+	struct scene proto = { 0 };
+	proto.dom = &dom;
+	proto.host_sc = host_sc;
+	proto.host_g1 = host_g1;
+	proto.host_g2 = host_g2;
+	proto.density = density;
+
+	struct run clean;
+	play(&clean, &proto, 0, 0);
+	for (size_t i = 0; i < NSTEPS; i++)
+		check(clean.ran[i] && clean.rc[i] == 0 && !clean.failed_after[i],
+		      "the clean run succeeds", steps[i].name, 0);
+	leaks("clean", 0);
+	unsigned long total = fake_cuda_calls();
+	printf("clean run: %lu runtime calls (%lu give work)\n", total, fake_cuda_work_calls());
+
+	const struct {
+		int code;
+		const char *name;
+	} codes[] = { { CUDA_ERROR_MEMORY_ALLOCATION, "cudaErrorMemoryAllocation" },
+		      { CUDA_ERROR_ILLEGAL_ADDRESS, "cudaErrorIllegalAddress" } };
+	for (size_t c = 0; c < 2; c++) {
+		unsigned long f0 = failures;
+		for (unsigned long k = 1; k <= total; k++) {
+			struct run r;
+			play(&r, &proto, k, codes[c].code);
+			judge(&r, k, codes[c].code, codes[c].name);
+			leaks(codes[c].name, k);
+		}
+		printf("%s at each of %lu calls: %lu failures\n", codes[c].name, total,
+		       failures - f0);
+	}
+	free(mem);
+	printf("total %lu checks, %lu failures\n", checks, failures);
+	return failures ? 1 : 0;
+}
