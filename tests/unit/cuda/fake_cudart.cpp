@@ -334,6 +334,13 @@ void __cudaUnregisterFatBinary(void **handle)
 	(void)handle;
 }
 
+/* Debug builds' generated code initialises each module through this. */
+char __cudaInitModule(void **handle)
+{
+	(void)handle;
+	return 1;
+}
+
 void __cudaRegisterFunction(void **handle, const char *host_fun, char *device_fun,
 			    const char *device_name, int thread_limit, uint3 *tid, uint3 *bid,
 			    dim3 *bdim, dim3 *gdim, int *wsize)
