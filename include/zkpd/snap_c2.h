@@ -54,6 +54,22 @@ int zkp_snap_update_decode(zkp_snap_update *ret, const zkp_snap_shape *s,
 			   const size_t *lens, unsigned n, zkp_error *err);
 void zkp_snap_update_release(zkp_snap_update *u);
 
+/*
+ * An update as one byte string (how zkpd queues and journals a SnapDeals
+ * job): comm_r_old, comm_d_new, comm_r_new (32 bytes each, as Filecoin
+ * passes them), the partition count (u32 LE), then per partition its
+ * PartitionProof's length (u64 LE) and bytes. encode: ZKP_ERR_NOMEM.
+ * decode: the bundle read (ZKP_ERR_FORMAT naming the byte offset and what
+ * is wrong: truncated, trailing bytes, more partitions than 16) and then
+ * zkp_snap_update_decode.
+ */
+int zkp_snap_bundle_encode(uint8_t **out, size_t *len, const uint8_t comm_r_old[32],
+			   const uint8_t comm_d_new[32], const uint8_t comm_r_new[32],
+			   const uint8_t *const *proofs, const size_t *lens, unsigned n,
+			   zkp_error *err);
+int zkp_snap_update_from_bundle(zkp_snap_update *ret, const zkp_snap_shape *s, const uint8_t *b,
+				size_t len, zkp_error *err);
+
 /* Partition k's 4 public inputs after ONE. */
 int zkp_snap_update_public_inputs(zkp_fr out[4], const zkp_snap_update *u, unsigned k,
 				  zkp_error *err);

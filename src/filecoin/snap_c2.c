@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "le_bytes.h"
 #include "zkpd/circuit.h"
 #include "zkpd/snap_c2.h"
 
@@ -142,4 +143,69 @@ int zkp_snap_verify(const zkp_groth16_pvk *pvk, const zkp_groth16_proof *proofs,
 					     "a different number of");
 	}
 	return 0;
+}
+
+#define BUNDLE_MAX_PARTITIONS 16
+
+int zkp_snap_bundle_encode(uint8_t **out, size_t *len, const uint8_t comm_r_old[32],
+			   const uint8_t comm_d_new[32], const uint8_t comm_r_new[32],
+			   const uint8_t *const *proofs, const size_t *lens, unsigned n,
+			   zkp_error *err)
+{
+	size_t total = 96 + 4;
+	for (unsigned k = 0; k < n; k++)
+		total += 8 + lens[k];
+	uint8_t *b = malloc(total), *p = b;
+	if (!b)
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "no memory for a SnapDeals update");
+	memcpy(p, comm_r_old, 32);
+	memcpy(p + 32, comm_d_new, 32);
+	memcpy(p + 64, comm_r_new, 32);
+	zkp_put_le(p + 96, n, 4);
+	p += 100;
+	for (unsigned k = 0; k < n; k++) {
+		zkp_put_le(p, lens[k], 8);
+		memcpy(p + 8, proofs[k], lens[k]);
+		p += 8 + lens[k];
+	}
+	*out = b;
+	*len = total;
+	return 0;
+}
+
+int zkp_snap_update_from_bundle(zkp_snap_update *ret, const zkp_snap_shape *s, const uint8_t *b,
+				size_t len, zkp_error *err)
+{
+	const uint8_t *proofs[BUNDLE_MAX_PARTITIONS];
+	size_t lens[BUNDLE_MAX_PARTITIONS];
+	memset(ret, 0, sizeof(*ret));
+	if (len < 100)
+		return zkp_error_set(err, ZKP_ERR_FORMAT,
+				     "SnapDeals update: %zu bytes; the commitments and count take 100",
+				     len);
+	uint64_t n = zkp_get_le(b + 96, 4);
+	if (n > BUNDLE_MAX_PARTITIONS)
+		return zkp_error_set(err, ZKP_ERR_FORMAT,
+				     "SnapDeals update, byte 96: %llu partitions; at most %d",
+				     (unsigned long long)n, BUNDLE_MAX_PARTITIONS);
+	size_t off = 100;
+	for (unsigned k = 0; k < n; k++) {
+		if (len - off < 8)
+			return zkp_error_set(err, ZKP_ERR_FORMAT,
+					     "SnapDeals update, byte %zu: partition %u's length is cut short",
+					     off, k);
+		uint64_t l = zkp_get_le(b + off, 8);
+		if (l > len - off - 8)
+			return zkp_error_set(err, ZKP_ERR_FORMAT,
+					     "SnapDeals update, byte %zu: partition %u's %llu bytes run past the end",
+					     off, k, (unsigned long long)l);
+		proofs[k] = b + off + 8;
+		lens[k] = (size_t)l;
+		off += 8 + (size_t)l;
+	}
+	if (off != len)
+		return zkp_error_set(err, ZKP_ERR_FORMAT,
+				     "SnapDeals update, byte %zu: %zu more bytes follow the last partition",
+				     off, len - off);
+	return zkp_snap_update_decode(ret, s, b, b + 32, b + 64, proofs, lens, (unsigned)n, err);
 }

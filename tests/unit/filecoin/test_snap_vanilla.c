@@ -18,6 +18,7 @@
 #include "testutil.h"
 #include "zkpd/porep_dev.h"
 #include "zkpd/snap.h"
+#include "zkpd/snap_c2.h"
 #include "zkpd/snap_dev.h"
 #include "zkpd/snap_vanilla.h"
 
@@ -234,12 +235,76 @@ static void test_32g_layout(void **state)
 	free(ch);
 }
 
+/* The update bundle zkpd queues: round trip, and every malformed length
+ * named. */
+static void test_bundle(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_update(&f, 16 << 10, 0);
+	zkp_error err = { 0 };
+	uint8_t c[3][32];
+	zkp_fr_to_le(c[0], &f.w.comm_r_old);
+	zkp_fr_to_le(c[1], &f.w.comm_d_new);
+	zkp_fr_to_le(c[2], &f.w.comm_r_new);
+	/* partition 1's proof from the same update */
+	zkp_snap_witness w1;
+	uint8_t *b1;
+	size_t l1;
+	assert_int_equal(zkp_snap_dev_partition(f.d, 1, &w1, NULL, &err), 0);
+	assert_int_equal(zkp_snap_vanilla_encode(&b1, &l1, &f.s, &w1, &err), 0);
+	const uint8_t *proofs[2] = { f.buf, b1 };
+	size_t lens[2] = { f.len, l1 };
+	uint8_t *bundle;
+	size_t blen;
+	assert_int_equal(zkp_snap_bundle_encode(&bundle, &blen, c[0], c[1], c[2], proofs, lens, 2, &err), 0);
+	assert_int_equal(blen, 100 + 16 + f.len + l1);
+	zkp_snap_update u;
+	if (zkp_snap_update_from_bundle(&u, &f.s, bundle, blen, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(u.partitions, 2);
+	assert_true(zkp_fr_eq(&u.comm_r_new, &f.w.comm_r_new));
+	zkp_fr pub[4];
+	assert_int_equal(zkp_snap_update_public_inputs(pub, &u, 1, &err), 0);
+	zkp_snap_update_release(&u);
+
+	/* the partitions swapped: partition 0's proof fails its challenges */
+	const uint8_t *swapped[2] = { b1, f.buf };
+	size_t slens[2] = { l1, f.len };
+	uint8_t *sb;
+	size_t sl;
+	assert_int_equal(zkp_snap_bundle_encode(&sb, &sl, c[0], c[1], c[2], swapped, slens, 2, &err), 0);
+	assert_int_equal(zkp_snap_update_from_bundle(&u, &f.s, sb, sl, &err), ZKP_ERR_MISMATCH);
+	assert_non_null(strstr(err.msg, "partition 0: SnapDeals partition 0, challenge 0"));
+	free(sb);
+
+	assert_int_equal(zkp_snap_update_from_bundle(&u, &f.s, bundle, 99, &err), ZKP_ERR_FORMAT);
+	assert_int_equal(zkp_snap_update_from_bundle(&u, &f.s, bundle, 104, &err), ZKP_ERR_FORMAT);
+	assert_non_null(strstr(err.msg, "byte 100: partition 0's length is cut short"));
+	assert_int_equal(zkp_snap_update_from_bundle(&u, &f.s, bundle, blen - 1, &err), ZKP_ERR_FORMAT);
+	assert_non_null(strstr(err.msg, "partition 1's"));
+	bundle[96] = 17;
+	assert_int_equal(zkp_snap_update_from_bundle(&u, &f.s, bundle, blen, &err), ZKP_ERR_FORMAT);
+	assert_non_null(strstr(err.msg, "17 partitions"));
+	bundle[96] = 1;
+	assert_int_equal(zkp_snap_update_from_bundle(&u, &f.s, bundle, blen, &err), ZKP_ERR_FORMAT);
+	assert_non_null(strstr(err.msg, "more bytes follow"));
+	bundle[96] = 2;
+	bundle[0] ^= 1; /* comm_r_old */
+	assert_int_equal(zkp_snap_update_from_bundle(&u, &f.s, bundle, blen, &err), ZKP_ERR_MISMATCH);
+	assert_non_null(strstr(err.msg, "root_r_old"));
+	free(bundle);
+	free(b1);
+	teardown_update(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_32g_layout),
+		cmocka_unit_test(test_bundle),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
