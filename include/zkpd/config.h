@@ -84,6 +84,10 @@ typedef struct {
 	 * circuit this is (2K, 8M, 512M, 32G, 64G); jobs may then carry a C1
 	 * output. 0 (default): not a PoRep circuit. */
 	uint64_t porep_sector_size;
+	/* snap_sector_size: the same for the SnapDeals (sector update)
+	 * partition circuit; jobs may then carry an update. 0: none. At most
+	 * one of the two is set. */
+	uint64_t snap_sector_size;
 	/* Not an INI key: set by zkpd for its bundled demo circuit, whose key
 	 * is an INSECURE development key; Status and logs say so. */
 	bool insecure_dev_key;

@@ -162,6 +162,21 @@ static const char *key_list(const zkp_option *opts, size_t n, const char *sectio
 	return buf;
 }
 
+/* A Filecoin circuit's sector size: one Filecoin publishes parameters for. */
+static void check_sector_size(struct parse_ctx *c, const char *key, uint64_t ss)
+{
+	size_t i = 0;
+	while (i < zkp_n_circuit_options && strcmp(zkp_circuit_options[i].key, key))
+		i++;
+	if (!c->err_code && ss && ss != 2048 && ss != 8ULL << 20 && ss != 512ULL << 20 &&
+	    ss != 32ULL << 30 && ss != 64ULL << 30)
+		fail(c, i < zkp_n_circuit_options && c->cur_line[i] ? c->cur_line[i] : c->section_line,
+		     ZKP_ERR_CONFIG,
+		     "%s.%s: %" PRIu64
+		     " bytes is not a published sector size (expected 2K, 8M, 512M, 32G or 64G)",
+		     c->section, key, ss);
+}
+
 static void end_section(struct parse_ctx *c)
 {
 	if (c->kind == SEC_CIRCUIT) {
@@ -172,19 +187,12 @@ static void end_section(struct parse_ctx *c)
 				     "%s: missing key %s (expected pce, key and key_format)",
 				     c->section, o->key);
 		}
-		uint64_t ss = c->cur.porep_sector_size;
-		size_t ps = 0;
-		while (ps < zkp_n_circuit_options &&
-		       strcmp(zkp_circuit_options[ps].key, "porep_sector_size"))
-			ps++;
-		if (!c->err_code && ss && ss != 2048 && ss != 8ULL << 20 && ss != 512ULL << 20 &&
-		    ss != 32ULL << 30 && ss != 64ULL << 30)
-			fail(c, ps < zkp_n_circuit_options && c->cur_line[ps] ? c->cur_line[ps] :
-										 c->section_line,
-			     ZKP_ERR_CONFIG,
-			     "%s.porep_sector_size: %" PRIu64
-			     " bytes is not a published sector size (expected 2K, 8M, 512M, 32G or 64G)",
-			     c->section, ss);
+		check_sector_size(c, "porep_sector_size", c->cur.porep_sector_size);
+		check_sector_size(c, "snap_sector_size", c->cur.snap_sector_size);
+		if (!c->err_code && c->cur.porep_sector_size && c->cur.snap_sector_size)
+			fail(c, c->section_line, ZKP_ERR_CONFIG,
+			     "%s: porep_sector_size and snap_sector_size are both set; a circuit is one or the other",
+			     c->section);
 		if (!c->err_code) {
 			zkp_error e = { 0 };
 			int rc = zkp_config_add_circuit(c->cfg, &c->cur, &e);

@@ -196,8 +196,8 @@ struct job *job_find(struct zkp_engine *e, uint64_t id)
 
 static void job_free(struct job *j)
 {
-	if (j->pj)
-		porep_unref(j->pj);
+	if (j->sp)
+		split_unref(j->sp);
 	free(j->proof);
 	zkp_groth16_job_free(j->gj);
 	free(j->w);
@@ -247,8 +247,8 @@ void emit_job(struct zkp_engine *e, const struct job *j, bool stage_finished, do
 	};
 	emit(e, &ev);
 	/* A partition's progress is its sector job's too. */
-	if (j->sector_id) {
-		struct job *sj = find_job(e, j->sector_id);
+	if (j->split_id) {
+		struct job *sj = find_job(e, j->split_id);
 		if (sj && sj->state == ZKP_JOB_RUNNING) {
 			ev.job_id = sj->id;
 			ev.state = sj->state;
@@ -475,31 +475,37 @@ void job_end(struct zkp_engine *e, struct job *j, enum zkp_job_state state, int 
 	switch (state) {
 	case ZKP_JOB_DONE:
 		j->stage = ZKP_STAGE_DONE;
-		if (j->porep_sector) {
+		if (j->split == SPLIT_POREP) {
 			e->porep_done++;
+		} else if (j->split == SPLIT_SNAP) {
+			e->snap_done++;
 		} else {
 			e->jobs_done++;
 			update_averages(c, j);
 		}
 		break;
 	case ZKP_JOB_FAILED:
-		if (j->porep_sector)
+		if (j->split == SPLIT_POREP)
 			e->porep_failed++;
+		else if (j->split == SPLIT_SNAP)
+			e->snap_failed++;
 		else
 			e->jobs_failed++;
 		break;
 	default:
-		if (j->porep_sector)
+		if (j->split == SPLIT_POREP)
 			e->porep_cancelled++;
+		else if (j->split == SPLIT_SNAP)
+			e->snap_cancelled++;
 		else
 			e->jobs_cancelled++;
 		break;
 	}
 	log_summary(j);
-	/* Before j joins the history: ending the sector job or cancelling
+	/* Before j joins the history: ending the split job or cancelling
 	 * siblings ends other jobs from here. */
-	if (j->pj)
-		porep_job_ended(e, j);
+	if (j->sp)
+		split_job_ended(e, j);
 	jlist_push(&e->history, j);
 	emit_job(e, j, false, 0);
 	history_trim(e);
@@ -518,10 +524,11 @@ struct job *admit_next(struct zkp_engine *e)
 			struct circuit *c = j->circ;
 			if (!c->loaded)
 				continue;
-			/* A sector job's CPU stage parses its C1 (at most 4
-			 * bytes per byte of it: porep_c1.h) and proves
-			 * nothing itself. */
-			uint64_t ws = j->porep_sector ? 4 * (uint64_t)j->len : c->ws + j->len;
+			/* A split job's CPU stage reads its input (a C1: at
+			 * most 4 bytes per byte of it, porep_c1.h; an update:
+			 * about 3 per byte, snap_vanilla.h) and proves nothing
+			 * itself. */
+			uint64_t ws = j->split ? 4 * (uint64_t)j->len : c->ws + j->len;
 			uint64_t need = p == ZKP_PRIO_CRITICAL ? ws : ws + crit;
 			if (need < ws || e->reserved > e->budget || need > e->budget - e->reserved)
 				continue;
@@ -664,6 +671,12 @@ int zkp_engine_submit(zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id, bool 
 			goto out;
 		}
 		break;
+	case ZKP_WITNESS_SNAP:
+		if (!data || !spec->len) {
+			rc = zkp_error_set(err, ZKP_ERR_INVAL, "empty SnapDeals update");
+			goto out;
+		}
+		break;
 	case ZKP_WITNESS_PATH:
 	case ZKP_WITNESS_C1_PATH:
 		if (!spec->path || !*spec->path) {
@@ -714,6 +727,21 @@ int zkp_engine_submit(zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id, bool 
 				   spec->circuit);
 		goto out;
 	}
+	bool snap = spec->witness_kind == ZKP_WITNESS_SNAP;
+	if (snap && !c->cfg.snap_sector_size) {
+		rc = zkp_error_set(err, ZKP_ERR_INVAL,
+				   "circuit \"%s\" is not a SnapDeals circuit (no snap_sector_size): "
+				   "it takes no sector update",
+				   spec->circuit);
+		goto out;
+	}
+	if (!snap && !c1 && c->cfg.snap_sector_size) {
+		rc = zkp_error_set(err, ZKP_ERR_INVAL,
+				   "circuit \"%s\" is a SnapDeals circuit (snap_sector_size): it takes "
+				   "a sector update, not a witness",
+				   spec->circuit);
+		goto out;
+	}
 	if (c1 && !c->cfg.porep_sector_size) {
 		rc = zkp_error_set(err, ZKP_ERR_INVAL,
 				   "circuit \"%s\" is not a PoRep circuit (no porep_sector_size): it "
@@ -735,8 +763,8 @@ int zkp_engine_submit(zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id, bool 
 		goto out;
 	}
 	snprintf(j->request_id, sizeof(j->request_id), "%s", rid);
-	j->want_json = spec->want_json && !c1;
-	j->porep_sector = c1;
+	j->want_json = spec->want_json && !c1 && !snap;
+	j->split = c1 ? SPLIT_POREP : snap ? SPLIT_SNAP : SPLIT_NONE;
 	j->data = data;
 	j->len = data ? spec->len : (size_t)path_bytes;
 	j->path = path;
@@ -766,9 +794,9 @@ static enum zkp_job_state cancel_locked(struct zkp_engine *e, struct job *j)
 {
 	if (j->reverify) /* ended long ago: nothing to stop */
 		return j->state;
-	if (j->porep_sector && j->pj && j->state == ZKP_JOB_RUNNING) {
+	if (j->split && j->sp && j->state == ZKP_JOB_RUNNING) {
 		/* Split: no thread holds it; its partitions are the work. */
-		porep_cancel_sector(e, j);
+		split_cancel(e, j);
 		return ZKP_JOB_CANCELLED;
 	}
 	if (j->state == ZKP_JOB_QUEUED) {
@@ -912,14 +940,14 @@ static void info_fill(struct zkp_engine *e, const struct job *j, zkp_job_info *r
 	r->priority = j->prio;
 	if (j->state == ZKP_JOB_QUEUED)
 		r->queue_position = pos ? pos : queue_position(e, j);
-	if (j->porep_sector && j->pj && j->state == ZKP_JOB_RUNNING)
-		porep_progress(e, j, now, &r->percent);
+	if (j->split && j->sp && j->state == ZKP_JOB_RUNNING)
+		split_progress(e, j, now, &r->percent);
 	else
 		r->percent = job_percent(j, now);
 	r->partitions = j->partitions;
 	r->partitions_done = j->partitions_done;
 	r->partition = j->partition;
-	r->parent_job_id = j->sector_id;
+	r->parent_job_id = j->split_id;
 	double end = j->t_end > 0 ? j->t_end : now;
 	r->elapsed = end - j->t_submit;
 	r->queue_seconds = (j->t_start > 0 ? j->t_start : end) - j->t_submit;
@@ -1023,7 +1051,7 @@ int zkp_engine_restore_result(zkp_engine *e, const zkp_job_info *info, uint64_t 
 	if (info->proof_len) {
 		memcpy(j->proof, info->proof, info->proof_len);
 		j->proof_len = info->proof_len;
-		j->porep_sector = info->partitions > 0;
+		j->split = info->partitions > 0 ? SPLIT_POREP : SPLIT_NONE;
 		j->partitions = j->partitions_done = info->partitions;
 	}
 	if (info->proof_json && !(j->proof_json = strdup(info->proof_json))) {
@@ -1068,7 +1096,7 @@ int zkp_engine_restore_result(zkp_engine *e, const zkp_job_info *info, uint64_t 
 		tab_link(e->id_tab, e->rid_tab, e->tab_size, j);
 		e->n_jobs++;
 		*job_id = j->id;
-		if (j->state == ZKP_JOB_DONE && j->n_inputs && !j->porep_sector &&
+		if (j->state == ZKP_JOB_DONE && j->n_inputs && !j->split &&
 		    j->proof_len == ZKP_GROTH16_PROOF_BYTES) {
 			/* Not returned until its proof verifies again: the
 			 * loader does that once the circuit is loaded. */
@@ -1161,6 +1189,7 @@ int zkp_engine_get_status(zkp_engine *e, zkp_engine_status *ret)
 				 zkp_err_name(c->load_rc), c->load_err.msg);
 		ci->key_format = c->cfg.key_format;
 		ci->porep_sector_bytes = c->cfg.porep_sector_size;
+		ci->snap_sector_bytes = c->cfg.snap_sector_size;
 		ci->refcount = c->refcount;
 		ci->queued = c->queued;
 		if (c->loaded) {
@@ -1199,6 +1228,9 @@ int zkp_engine_get_status(zkp_engine *e, zkp_engine_status *ret)
 	ret->porep_done = e->porep_done;
 	ret->porep_failed = e->porep_failed;
 	ret->porep_cancelled = e->porep_cancelled;
+	ret->snap_done = e->snap_done;
+	ret->snap_failed = e->snap_failed;
+	ret->snap_cancelled = e->snap_cancelled;
 	memcpy(ret->stage_count, e->stage_count, sizeof(ret->stage_count));
 	memcpy(ret->stage_seconds, e->stage_seconds, sizeof(ret->stage_seconds));
 	memcpy(ret->stage_buckets, e->stage_buckets, sizeof(ret->stage_buckets));

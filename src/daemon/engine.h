@@ -39,6 +39,14 @@
  * others. Cancelling the sector job cancels its partitions. Its progress
  * events follow its partitions' stages; its percent is theirs averaged.
  *
+ * SnapDeals jobs. A circuit with snap_sector_size set (its .pce the
+ * SnapDeals partition circuit of that size) takes an update bundle: the
+ * commitments comm_r_old, comm_d_new, comm_r_new and one PartitionProof per
+ * partition. It is a split job like a PoRep sector job: its CPU stage
+ * decodes the bundle and checks every partition's vanilla proof natively
+ * against the commitments (snap_c2.h) before queueing one partition job
+ * per partition, whose public inputs come from the commitments alone.
+ *
  * Scheduling. Four FIFO queues, CRITICAL > HIGH > NORMAL > LOW. A pipeline's
  * CPU stage takes the first job in that order whose circuit is loaded and
  * whose working set (the circuit's memory model ws plus its witness bytes)
@@ -145,13 +153,16 @@ enum zkp_stage {
 	ZKP_NSTAGES
 };
 /* WTNS, RAW, PATH: a full witness. C1, C1_PATH: a sector's Filecoin C1
- * output (porep_c1.h: the FFI's JSON or its wrapper) for a PoRep circuit. */
+ * output (porep_c1.h: the FFI's JSON or its wrapper) for a PoRep circuit.
+ * SNAP: a SnapDeals update bundle (snap_c2.h: the commitments and every
+ * partition's PartitionProof) for a SnapDeals circuit. */
 enum zkp_witness_kind {
 	ZKP_WITNESS_WTNS,
 	ZKP_WITNESS_RAW,
 	ZKP_WITNESS_PATH,
 	ZKP_WITNESS_C1,
 	ZKP_WITNESS_C1_PATH,
+	ZKP_WITNESS_SNAP,
 };
 
 /* "normal", "low", ...; "queued", "load", ...; "queued", "running", ... */
@@ -164,7 +175,7 @@ typedef struct zkp_engine zkp_engine;
 typedef struct {
 	const char *circuit;
 	enum zkp_witness_kind witness_kind;
-	uint8_t *data; /* WTNS, RAW, C1: malloc'd bytes; the engine owns them from
+	uint8_t *data; /* WTNS, RAW, C1, SNAP: malloc'd bytes; the engine owns them from
 			* the call on, success or not */
 	size_t len;
 	const char *path; /* PATH, C1_PATH */
@@ -318,6 +329,7 @@ typedef struct {
 	uint32_t refcount, queued;
 	enum zkp_key_format key_format;
 	uint64_t porep_sector_bytes; /* 0: not a PoRep circuit */
+	uint64_t snap_sector_bytes;  /* 0: not a SnapDeals circuit */
 	char load_error[600];        /* the last load's error ("code: message"), "" when
 				      * it succeeded or none ran */
 } zkp_circuit_info;
@@ -369,6 +381,8 @@ typedef struct {
 	uint64_t jobs_done, jobs_failed, jobs_cancelled; /* partition jobs included */
 	/* PoRep sector jobs ended, by state (done, failed, cancelled). */
 	uint64_t porep_done, porep_failed, porep_cancelled;
+	/* SnapDeals update jobs ended, by state. */
+	uint64_t snap_done, snap_failed, snap_cancelled;
 	/* Per stage: how many ran and their total seconds (for Metrics), and
 	 * how many took at most zkp_stage_bucket_le[b] seconds (cumulative, as
 	 * Prometheus histograms count). */

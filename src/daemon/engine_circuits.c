@@ -14,6 +14,7 @@
 #include "zkpd/log.h"
 #include "zkpd/mem.h"
 #include "zkpd/porep.h"
+#include "zkpd/snap.h"
 
 int circuits_init(struct zkp_engine *e)
 {
@@ -168,6 +169,29 @@ static int check_porep_label(const zkp_pce *pce, const zkp_config_circuit *cfg, 
 	return 0;
 }
 
+/* The same for a SnapDeals circuit (label written by zkp snap circuit). */
+static int check_snap_label(const zkp_pce *pce, const zkp_config_circuit *cfg, zkp_error *err)
+{
+	zkp_snap_shape want, got;
+	int rc = zkp_snap_shape_for_size(&want, cfg->snap_sector_size, err);
+	if (rc)
+		return rc;
+	char a[200], b[200];
+	zkp_snap_describe(a, sizeof(a), &want);
+	if (!zkp_snap_label_decode(&got, zkp_pce_label(pce)))
+		return zkp_error_set(err, ZKP_ERR_MISMATCH,
+				     "%s: not a SnapDeals partition circuit (its label says none); "
+				     "snap_sector_size wants %s",
+				     cfg->pce, a);
+	if (got.sector_bytes != want.sector_bytes) {
+		zkp_snap_describe(b, sizeof(b), &got);
+		return zkp_error_set(err, ZKP_ERR_MISMATCH,
+				     "%s: the SnapDeals circuit of %s, not of %s (snap_sector_size)",
+				     cfg->pce, b, a);
+	}
+	return 0;
+}
+
 static int load_one(struct loaded *r, const zkp_config_circuit *cfg, zkp_pool *pool,
 		    unsigned threads, zkp_error *err)
 {
@@ -179,6 +203,8 @@ static int load_one(struct loaded *r, const zkp_config_circuit *cfg, zkp_pool *p
 	if (rc)
 		goto out;
 	if (cfg->porep_sector_size && (rc = check_porep_label(r->pce, cfg, err)))
+		goto out;
+	if (cfg->snap_sector_size && (rc = check_snap_label(r->pce, cfg, err)))
 		goto out;
 	zkp_groth16_shape_from_pce(&shape, zkp_pce_get_dims(r->pce),
 				   zkp_pce_density_a_aux(r->pce), zkp_pce_density_b_input(r->pce),

@@ -45,7 +45,10 @@ static inline int serve_rank(enum zkp_priority p)
 }
 
 struct job;
-struct porep_job;
+struct split_job;
+
+/* A job that is proved as several partition jobs (engine_split.c). */
+enum split_kind { SPLIT_NONE, SPLIT_POREP, SPLIT_SNAP };
 
 struct jlist {
 	struct job *head, *tail;
@@ -96,14 +99,15 @@ struct job {
 	/* Restored from the journal (zkp_engine_restore_result); reverify:
 	 * its proof waits in e->reverify to be verified again. */
 	bool restored, reverify;
-	/* PoRep (engine_porep.c): a sector job (porep_sector, pj set once
-	 * split) or one of its partition jobs (pj set, partition k). The job
-	 * holds a reference on pj until it ends. */
-	bool porep_sector;
-	struct porep_job *pj; /* NULL once the job ended */
+	/* Split jobs (engine_split.c): a PoRep sector or SnapDeals update job
+	 * (split is its kind, sp set once split) or one of its partition jobs
+	 * (split 0, sp set, partition k). The job holds a reference on sp
+	 * until it ends. */
+	enum split_kind split;
+	struct split_job *sp; /* NULL once the job ended */
 	unsigned partition;
-	uint64_t sector_id;    /* a partition job's sector job */
-	uint32_t partitions, partitions_done; /* a sector job's, once split */
+	uint64_t split_id;     /* a partition job's split job */
+	uint32_t partitions, partitions_done; /* a split job's, once split */
 	uint64_t ws; /* bytes reserved while admitted */
 	bool admitted;
 	double t_submit, t_start, t_end, t_stage;
@@ -216,6 +220,7 @@ struct zkp_engine {
 	size_t snap_next, n_snaps;
 	uint64_t jobs_done, jobs_failed, jobs_cancelled;
 	uint64_t porep_done, porep_failed, porep_cancelled;
+	uint64_t snap_done, snap_failed, snap_cancelled;
 	uint64_t stage_count[ZKP_NSTAGES];
 	double stage_seconds[ZKP_NSTAGES];
 	uint64_t stage_buckets[ZKP_NSTAGES][ZKP_STAGE_BUCKETS];
@@ -256,28 +261,63 @@ struct job *job_enqueue(struct zkp_engine *e, struct circuit *c, enum zkp_priori
 /* Cancels j (lock held); the state afterwards (j may be gone). */
 enum zkp_job_state job_cancel(struct zkp_engine *e, struct job *j);
 
-/* engine_porep.c: PoRep sector and partition jobs (engine.h, "PoRep
- * jobs"). */
-/* Runs a sector job's WITNESS stage on the cpu thread holding it (lock not
- * held): parse, check and derive, then queue the partition jobs. On
+/* ---- split jobs (engine_split.c; kinds in engine_porep.c, engine_snap.c) ---- */
+
+/* What one kind of split job does; the engine calls these without the
+ * lock. */
+struct split_ops {
+	const char *what; /* "PoRep sector", "SnapDeals update": for messages */
+	/* Reads j's input (j->data / j->len, or j->fd at j->path) for j's
+	 * circuit with n_inputs inputs (ONE included), checks it, and sets
+	 * sp->input, sp->name, sp->n (partitions), sp->n_pub and sp->pub (n *
+	 * n_pub derived public inputs, without ONE). */
+	int (*prepare)(struct split_job *sp, const struct job *j, uint64_t n_inputs,
+		       zkp_error *err);
+	/* Partition k's witness into w (inputs + aux values), its public
+	 * inputs compared with sp->pub's. */
+	int (*witness)(const struct split_job *sp, unsigned k, zkp_fr *w, uint64_t inputs,
+		       uint64_t aux, zkp_pool *pool, zkp_error *err);
+	void (*free_input)(void *input);
+};
+
+struct split_job {
+	unsigned refs;
+	const struct split_ops *ops;
+	uint64_t split_id;
+	void *input;    /* the kind's parsed input */
+	char name[96];  /* what the input is, for the log ("StackedDrg2KiBV1_1 C1") */
+	zkp_fr *pub;    /* n * n_pub derived public inputs, without ONE */
+	size_t n_pub;
+	unsigned n;     /* partitions */
+	uint64_t *ids;  /* the partition jobs' ids */
+	uint8_t *proofs; /* n * 192 */
+	unsigned done;
+	bool ended;
+};
+
+extern const struct split_ops porep_split_ops, snap_split_ops;
+const struct split_ops *split_ops_of(enum split_kind k);
+
+/* Runs a split job's WITNESS stage on the cpu thread holding it (lock not
+ * held): read, check and derive, then queue the partition jobs. On
  * success its WITNESS stage (begun at t0) is recorded and the job is left
  * RUNNING, held by no thread, ended by its partitions (it may be gone by
  * the time this returns). An error is returned for the caller to end the job with. */
-int porep_split(struct zkp_engine *e, struct job *j, double t0, zkp_error *err);
+int split_run(struct zkp_engine *e, struct job *j, double t0, zkp_error *err);
 /* A partition job's witness into j->w (lock not held). */
-int porep_witness(struct zkp_engine *e, struct job *j, zkp_error *err);
-/* Called by job_end for a job with pj (lock held), after j's state is set:
- * a partition's result goes to its sector job, which may end; the
+int split_witness(struct zkp_engine *e, struct job *j, zkp_error *err);
+/* Called by job_end for a job with sp (lock held), after j's state is set:
+ * a partition's result goes to its split job, which may end; the
  * reference is dropped. */
-void porep_job_ended(struct zkp_engine *e, struct job *j);
-/* Cancels a split sector job (lock held): it ends CANCELLED, and its
+void split_job_ended(struct zkp_engine *e, struct job *j);
+/* Cancels a split job once split (lock held): it ends CANCELLED, and its
  * partitions are cancelled. */
-void porep_cancel_sector(struct zkp_engine *e, struct job *j);
-/* The percent of a split sector job over all its partitions (running ones
- * by their own percent; lock held). */
-void porep_progress(struct zkp_engine *e, const struct job *j, double now, uint32_t *percent);
-/* Drops a reference (freeing pj with the last). */
-void porep_unref(struct porep_job *pj);
+void split_cancel(struct zkp_engine *e, struct job *j);
+/* The percent of a split job over all its partitions (running ones by
+ * their own percent; lock held). */
+void split_progress(struct zkp_engine *e, const struct job *j, double now, uint32_t *percent);
+/* Drops a reference (freeing sp with the last). */
+void split_unref(struct split_job *sp);
 /* Percent of an ordinary job (engine.c). */
 uint32_t job_percent(const struct job *j, double now);
 

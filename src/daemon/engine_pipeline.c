@@ -202,8 +202,8 @@ static int run_witness(struct zkp_engine *e, struct job *j, zkp_error *err)
 	const zkp_pce_dims *d = zkp_pce_get_dims(j->circ->pce);
 	uint64_t count = 0;
 	int rc;
-	if (j->pj)
-		return porep_witness(e, j, err);
+	if (j->sp)
+		return split_witness(e, j, err);
 	if (j->path)
 		rc = zkp_witness_load_fd(j->fd, j->path, &j->w, &count, err);
 	else
@@ -243,10 +243,10 @@ static void *cpu_main(void *arg)
 		zkp_error err = { 0 };
 		struct circuit *c = j->circ;
 		double t0 = eng_now();
-		if (j->porep_sector) {
-			/* The sector's partitions are queued as jobs of their
-			 * own; the sector job ends with the last of them. */
-			int rc = porep_split(e, j, t0, &err);
+		if (j->split) {
+			/* The partitions are queued as jobs of their own; the
+			 * split job ends with the last of them. */
+			int rc = split_run(e, j, t0, &err);
 			if (rc)
 				end_held(e, &pl->cpu_job, j, rc, &err);
 			pthread_mutex_lock(&e->lock);

@@ -346,6 +346,11 @@ static int entry_from_record(Zkpd__V1__JournalEntry *msg, Zkpd__V1__JournalResul
 			msg->witness_case = ZKPD__V1__JOURNAL_ENTRY__WITNESS_C1_PATH;
 			msg->c1_path = r->path ? r->path : (char *)"";
 			break;
+		case ZKP_WITNESS_SNAP:
+			msg->witness_case = ZKPD__V1__JOURNAL_ENTRY__WITNESS_SNAP;
+			msg->snap.data = r->data;
+			msg->snap.len = r->len;
+			break;
 		default:
 			msg->witness_case = ZKPD__V1__JOURNAL_ENTRY__WITNESS_PATH;
 			msg->path = r->path ? r->path : (char *)"";
@@ -728,14 +733,19 @@ static const char *record_from_entry(zkp_journal_record *r, Zkpd__V1__JournalEnt
 	switch (msg->witness_case) {
 	case ZKPD__V1__JOURNAL_ENTRY__WITNESS_WTNS:
 	case ZKPD__V1__JOURNAL_ENTRY__WITNESS_RAW:
-	case ZKPD__V1__JOURNAL_ENTRY__WITNESS_C1: {
+	case ZKPD__V1__JOURNAL_ENTRY__WITNESS_C1:
+	case ZKPD__V1__JOURNAL_ENTRY__WITNESS_SNAP: {
 		bool wtns = msg->witness_case == ZKPD__V1__JOURNAL_ENTRY__WITNESS_WTNS;
 		bool c1 = msg->witness_case == ZKPD__V1__JOURNAL_ENTRY__WITNESS_C1;
-		ProtobufCBinaryData *b = wtns ? &msg->wtns : c1 ? &msg->c1 : &msg->raw;
+		bool snap = msg->witness_case == ZKPD__V1__JOURNAL_ENTRY__WITNESS_SNAP;
+		ProtobufCBinaryData *b = wtns ? &msg->wtns : c1 ? &msg->c1 : snap ? &msg->snap : &msg->raw;
 		if (!b->len)
-			return c1 ? "an empty C1" : "an empty witness";
+			return c1 ? "an empty C1" : snap ? "an empty SnapDeals update" : "an empty witness";
 		/* Taken from msg: a witness may be gigabytes. */
-		r->witness_kind = wtns ? ZKP_WITNESS_WTNS : c1 ? ZKP_WITNESS_C1 : ZKP_WITNESS_RAW;
+		r->witness_kind = wtns ? ZKP_WITNESS_WTNS :
+				  c1   ? ZKP_WITNESS_C1 :
+				  snap ? ZKP_WITNESS_SNAP :
+					 ZKP_WITNESS_RAW;
 		r->data = b->data;
 		r->len = b->len;
 		b->data = NULL;

@@ -58,6 +58,15 @@ char *zkp_metrics_text(zkp_engine *e, const zkp_server_stats *ss)
 		(unsigned long long)st.porep_failed);
 	fprintf(f, "zkpd_porep_sectors_total{state=\"cancelled\"} %llu\n",
 		(unsigned long long)st.porep_cancelled);
+	family(f, "snap_updates_total", "counter",
+	       "SnapDeals update jobs (vanilla proofs in, one proof per partition out) that "
+	       "ended, by final state; their partition jobs count in zkpd_jobs_total.");
+	fprintf(f, "zkpd_snap_updates_total{state=\"done\"} %llu\n",
+		(unsigned long long)st.snap_done);
+	fprintf(f, "zkpd_snap_updates_total{state=\"failed\"} %llu\n",
+		(unsigned long long)st.snap_failed);
+	fprintf(f, "zkpd_snap_updates_total{state=\"cancelled\"} %llu\n",
+		(unsigned long long)st.snap_cancelled);
 
 	family(f, "jobs_queued", "gauge", "Jobs waiting to start, by priority.");
 	for (int p = 0; p < 4; p++)

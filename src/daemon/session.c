@@ -19,6 +19,7 @@
 #include "wire.h"
 #include "zkpd/log.h"
 #include "zkpd/mem.h"
+#include "zkpd/snap_c2.h"
 
 typedef struct {
 	uint64_t call_id, job_id;
@@ -310,7 +311,7 @@ static int submit(zkp_session *s, uint64_t call_id, Zkpd__V1__SubmitRequest *req
 	}
 	if (!req->witness || req->witness->source_case == ZKPD__V1__WITNESS__SOURCE__NOT_SET) {
 		send_error(s, call_id, ZKP_ERR_INVAL,
-			   "submit: no witness (wtns, raw, path, c1 or c1_path)");
+			   "submit: no witness (wtns, raw, path, c1, c1_path or snap)");
 		return ZKP_ERR_INVAL;
 	}
 	Zkpd__V1__Witness *w = req->witness;
@@ -340,6 +341,41 @@ static int submit(zkp_session *s, uint64_t call_id, Zkpd__V1__SubmitRequest *req
 		spec.witness_kind = ZKP_WITNESS_C1_PATH;
 		spec.path = w->c1_path;
 		break;
+	case ZKPD__V1__WITNESS__SOURCE_SNAP: {
+		/* The engine queues and journals an update as one byte string
+		 * (snap_c2.h's bundle). */
+		const Zkpd__V1__SnapUpdate *u = w->snap;
+		const ProtobufCBinaryData *c[3] = { &u->comm_r_old, &u->comm_d_new, &u->comm_r_new };
+		static const char *const cname[3] = { "comm_r_old", "comm_d_new", "comm_r_new" };
+		char m[160];
+		for (int i = 0; i < 3; i++)
+			if (c[i]->len != 32) {
+				snprintf(m, sizeof(m), "submit: snap.%s has %zu bytes; a commitment has 32",
+					 cname[i], c[i]->len);
+				send_error(s, call_id, ZKP_ERR_INVAL, m);
+				return ZKP_ERR_INVAL;
+			}
+		if (!u->n_partition_proofs || u->n_partition_proofs > 16) {
+			snprintf(m, sizeof(m),
+				 "submit: snap.partition_proofs has %zu proofs; a sector update has 1 to 16",
+				 u->n_partition_proofs);
+			send_error(s, call_id, ZKP_ERR_INVAL, m);
+			return ZKP_ERR_INVAL;
+		}
+		const uint8_t *proofs[16];
+		size_t lens[16];
+		for (size_t k = 0; k < u->n_partition_proofs; k++) {
+			proofs[k] = u->partition_proofs[k].data;
+			lens[k] = u->partition_proofs[k].len;
+		}
+		if (zkp_snap_bundle_encode(&spec.data, &spec.len, c[0]->data, c[1]->data, c[2]->data,
+					   proofs, lens, (unsigned)u->n_partition_proofs, &err)) {
+			send_error(s, call_id, err.code, err.msg);
+			return err.code;
+		}
+		spec.witness_kind = ZKP_WITNESS_SNAP;
+		break;
+	}
 	default:
 		spec.witness_kind = ZKP_WITNESS_PATH;
 		spec.path = w->path;

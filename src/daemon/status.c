@@ -33,6 +33,7 @@ static void circuit_fill(Zkpd__V1__CircuitStatus *cs, const zkp_circuit_info *ci
 	cs->working_set_bytes = ci->working_set;
 	cs->insecure_dev_key = ci->insecure_dev_key;
 	cs->porep_sector_bytes = ci->porep_sector_bytes;
+	cs->snap_sector_bytes = ci->snap_sector_bytes;
 }
 
 static void circuit_clear(Zkpd__V1__CircuitStatus *cs)
@@ -178,6 +179,9 @@ int zkp_status_build(Zkpd__V1__StatusResponse **ret, zkp_engine *e,
 	s->porep_done = st.porep_done;
 	s->porep_failed = st.porep_failed;
 	s->porep_cancelled = st.porep_cancelled;
+	s->snap_done = st.snap_done;
+	s->snap_failed = st.snap_failed;
+	s->snap_cancelled = st.snap_cancelled;
 
 	/* Queues, highest priority first. */
 	static const enum zkp_priority order[4] = { ZKP_PRIO_CRITICAL, ZKP_PRIO_HIGH,

@@ -7,6 +7,7 @@
  *
  * Exit codes: see usage() and the ZKP_EXIT_* constants.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -41,6 +42,9 @@ enum {
  * saying "still running" may take to arrive. */
 #define AWAIT_GRACE_MS 5000
 
+/* A SnapDeals update's partitions: 16 at the most (32 and 64 GiB). */
+#define SNAP_MAX_PARTITIONS 16
+
 /* Command options, allowed per command. */
 enum {
 	O_PRIORITY = 1 << 0,
@@ -50,6 +54,7 @@ enum {
 	O_PROOF_JSON = 1 << 4,
 	O_PUBLIC_JSON = 1 << 5,
 	O_C1_PATH = 1 << 6,
+	O_COMMS = 1 << 7, /* --comm-r-old, --comm-d-new, --comm-r-new */
 };
 #define O_SUBMIT (O_PRIORITY | O_REQUEST_ID | O_WITNESS_PATH)
 #define O_RESULT (O_OUT | O_PROOF_JSON | O_PUBLIC_JSON)
@@ -71,13 +76,19 @@ struct ctl {
 	const char *token_file;
 	bool json;
 	double timeout_s; /* < 0: the command's default */
-	const char *args[2];
+	const char *args[2 + SNAP_MAX_PARTITIONS];
 	int n_args;
 	unsigned given; /* O_* seen */
 	Zkpd__V1__Priority priority;
 	const char *request_id, *out, *proof_json, *public_json, *witness_path;
 	const char *c1_path; /* porep: a C1 on the daemon's side */
 	bool porep;          /* porep: the WITNESS bytes are a C1 */
+	bool snap;           /* snap: args[1..] are PartitionProof files */
+	uint8_t comm[3][32]; /* snap: comm_r_old, comm_d_new, comm_r_new */
+	uint8_t *parts[SNAP_MAX_PARTITIONS];
+	size_t part_len[SNAP_MAX_PARTITIONS];
+	ProtobufCBinaryData part_bin[SNAP_MAX_PARTITIONS];
+	Zkpd__V1__SnapUpdate update;
 	uint64_t job;       /* await, cancel */
 	uint8_t *witness;   /* prove, submit: the WITNESS file's bytes */
 	size_t witness_len;
@@ -697,7 +708,18 @@ static void fill_submit(struct ctl *x, Zkpd__V1__SubmitRequest *s, Zkpd__V1__Wit
 	s->format = snarkjs ? ZKPD__V1__PROOF_FORMAT__PROOF_FORMAT_SNARKJS_JSON
 			    : ZKPD__V1__PROOF_FORMAT__PROOF_FORMAT_BYTES;
 	s->witness = w;
-	if (x->porep && x->c1_path) {
+	if (x->snap) {
+		x->update = (Zkpd__V1__SnapUpdate)ZKPD__V1__SNAP_UPDATE__INIT;
+		x->update.comm_r_old = (ProtobufCBinaryData){ 32, x->comm[0] };
+		x->update.comm_d_new = (ProtobufCBinaryData){ 32, x->comm[1] };
+		x->update.comm_r_new = (ProtobufCBinaryData){ 32, x->comm[2] };
+		for (int k = 0; k + 1 < x->n_args; k++)
+			x->part_bin[k] = (ProtobufCBinaryData){ x->part_len[k], x->parts[k] };
+		x->update.n_partition_proofs = (size_t)x->n_args - 1;
+		x->update.partition_proofs = x->part_bin;
+		w->source_case = ZKPD__V1__WITNESS__SOURCE_SNAP;
+		w->snap = &x->update;
+	} else if (x->porep && x->c1_path) {
 		w->source_case = ZKPD__V1__WITNESS__SOURCE_C1_PATH;
 		w->c1_path = (char *)x->c1_path;
 	} else if (x->porep) {
@@ -742,6 +764,29 @@ static int cmd_porep(struct ctl *x)
 {
 	x->porep = true;
 	return cmd_prove(x);
+}
+
+static int cmd_snap(struct ctl *x)
+{
+	x->snap = true;
+	return cmd_prove(x);
+}
+
+/* 64 hex digits (an optional 0x first) into 32 bytes, in order. */
+static int parse_hex32(const char *s, uint8_t out[32])
+{
+	if (!strncmp(s, "0x", 2))
+		s += 2;
+	if (strlen(s) != 64)
+		return -1;
+	for (int i = 0; i < 32; i++) {
+		unsigned v;
+		if (!isxdigit((unsigned char)s[2 * i]) || !isxdigit((unsigned char)s[2 * i + 1]) ||
+		    sscanf(s + 2 * i, "%2x", &v) != 1)
+			return -1;
+		out[i] = (uint8_t)v;
+	}
+	return 0;
 }
 
 static int cmd_submit(struct ctl *x)
@@ -845,6 +890,8 @@ static void json_circuit(struct jw *w, const char *key, const Zkpd__V1__CircuitS
 	jw_bool(w, "insecure_dev_key", c->insecure_dev_key);
 	if (c->porep_sector_bytes)
 		jw_u64(w, "porep_sector_bytes", c->porep_sector_bytes);
+	if (c->snap_sector_bytes)
+		jw_u64(w, "snap_sector_bytes", c->snap_sector_bytes);
 	if (c->load_error && c->load_error[0])
 		jw_str(w, "load_error", c->load_error);
 	jw_close(w, '}');
@@ -1125,6 +1172,12 @@ static void human_circuit(const Zkpd__V1__CircuitStatus *c)
 		printf("  Filecoin PoRep partition circuit for %s sectors (jobs may carry a C1)\n",
 		       ss);
 	}
+	if (c->snap_sector_bytes) {
+		char ss[32];
+		human_size(ss, sizeof(ss), c->snap_sector_bytes);
+		printf("  Filecoin SnapDeals partition circuit for %s sectors (jobs carry an update)\n",
+		       ss);
+	}
 	if (c->insecure_dev_key)
 		printf("  INSECURE development key\n");
 	if (c->load_error && c->load_error[0])
@@ -1250,6 +1303,10 @@ static const struct cmd cmds[] = {
 	{ "porep", 1, 2, O_PRIORITY | O_REQUEST_ID | O_C1_PATH | O_OUT | O_PUBLIC_JSON, cmd_porep,
 	  "porep CIRCUIT C1|--c1-path PATH [--priority P] [--request-id ID]\n"
 	  "          [--out PROOF] [--public-json FILE]" },
+	{ "snap", 2, 1 + SNAP_MAX_PARTITIONS, O_PRIORITY | O_REQUEST_ID | O_COMMS | O_OUT | O_PUBLIC_JSON,
+	  cmd_snap,
+	  "snap CIRCUIT --comm-r-old HEX --comm-d-new HEX --comm-r-new HEX PARTITION...\n"
+	  "          [--priority P] [--request-id ID] [--out PROOF] [--public-json FILE]" },
 	{ "await", 0, 1, O_RESULT | O_REQUEST_ID, cmd_await,
 	  "await JOB|--request-id ID [--out PROOF] [--proof-json FILE] [--public-json FILE]" },
 	{ "cancel", 1, 1, 0, cmd_cancel, "cancel JOB" },
@@ -1282,6 +1339,10 @@ static void usage(FILE *f)
 		"  porep     proves a Filecoin sector's C2 from its C1 output (the FFI's JSON or\n"
 		"            the lotus-bench/Curio wrapper) on a PoRep circuit: one job per\n"
 		"            partition; --out gets 192 bytes per partition, in order\n"
+		"  snap      proves a Filecoin SnapDeals sector update from its vanilla proofs\n"
+		"            (one bincode PartitionProof file per partition, in order) and its\n"
+		"            commitments (64 hex digits of their 32 little-endian bytes) on a\n"
+		"            SnapDeals circuit: one job per partition, --out as porep\n"
 		"  submit    submits a job and prints its id; the daemon keeps its proof and\n"
 		"            proof.json for a later await\n"
 		"  await     waits for a submitted job's proof, by job id or by request id\n"
@@ -1374,9 +1435,11 @@ static int parse_args(struct ctl *x, int argc, char **argv)
 		{ "--priority", O_PRIORITY },	      { "--request-id", O_REQUEST_ID },
 		{ "--witness-path", O_WITNESS_PATH }, { "--out", O_OUT },
 		{ "--proof-json", O_PROOF_JSON },     { "--public-json", O_PUBLIC_JSON },
-		{ "--c1-path", O_C1_PATH },
+		{ "--c1-path", O_C1_PATH },	      { "--comm-r-old", O_COMMS },
+		{ "--comm-d-new", O_COMMS },	      { "--comm-r-new", O_COMMS },
 	};
 	bool help = false;
+	unsigned comms_given = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool more = i + 1 < argc;
@@ -1453,6 +1516,14 @@ static int parse_args(struct ctl *x, int argc, char **argv)
 			case O_PUBLIC_JSON:
 				x->public_json = v;
 				break;
+			case O_COMMS: {
+				int c = a[7] == 'r' && a[9] == 'o' ? 0 : a[7] == 'd' ? 1 : 2;
+				if (parse_hex32(v, x->comm[c]))
+					return bad_usage("bad commitment '%s' (32 bytes as 64 hex digits)",
+							 v);
+				comms_given |= 1u << c;
+				break;
+			}
 			}
 			continue;
 		}
@@ -1464,7 +1535,7 @@ static int parse_args(struct ctl *x, int argc, char **argv)
 				return bad_usage("unknown command '%s'", a);
 			continue;
 		}
-		if (x->n_args == 2)
+		if (x->n_args == (x->cmd->fn == cmd_snap ? 1 + SNAP_MAX_PARTITIONS : 2))
 			return bad_usage("unexpected argument '%s'", a);
 		x->args[x->n_args++] = a;
 	}
@@ -1503,6 +1574,11 @@ static int parse_args(struct ctl *x, int argc, char **argv)
 		}
 	}
 	if (x->n_args < c->min_args || x->n_args > max) {
+		fprintf(stderr, "usage: zkpctl %s\n", c->synopsis);
+		return ZKP_EXIT_USAGE;
+	}
+	if (c->fn == cmd_snap && comms_given != 7) {
+		fprintf(stderr, "zkpctl snap: give --comm-r-old, --comm-d-new and --comm-r-new\n");
 		fprintf(stderr, "usage: zkpctl %s\n", c->synopsis);
 		return ZKP_EXIT_USAGE;
 	}
@@ -1565,6 +1641,12 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return ZKP_EXIT_USAGE;
 	}
+	for (int k = 1; x.cmd->fn == cmd_snap && k < x.n_args; k++)
+		if (read_file(x.args[k], &x.parts[k - 1], &x.part_len[k - 1])) {
+			fprintf(stderr, "zkpctl: cannot read partition proof %s: %s\n", x.args[k],
+				strerror(errno));
+			return ZKP_EXIT_USAGE;
+		}
 	if (x.cmd->fn == cmd_porep && !x.c1_path &&
 	    read_file(x.args[1], &x.witness, &x.witness_len)) {
 		fprintf(stderr, "zkpctl: cannot read C1 %s: %s\n", x.args[1], strerror(errno));

@@ -2,12 +2,13 @@
 # SnapDeals end to end: a 2 KiB sector sealed over Filecoin's graph and
 # updated with new data by the development updater (`zkp snap dev-update`:
 # PartitionProofs in bincode, as Filecoin hands them to a prover), proved
-# with `zkp snap prove` on the 2 KiB SnapDeals circuit with an INSECURE
-# development key (scripts/dev-key snap-2k: made once, then cached), and
-# verified with `zkp snap verify`, which derives the public inputs from the
-# commitments alone. A vanilla proof with a flipped byte, the wrong
-# commitments or the wrong partition count must be refused by name, with
-# no proof written.
+# offline with `zkp snap prove` and through a real zkpd with `zkpctl snap`
+# on the 2 KiB SnapDeals circuit with an INSECURE development key
+# (scripts/dev-key snap-2k: made once, then cached), and verified with
+# `zkp snap verify`, which derives the public inputs from the commitments
+# alone. A vanilla proof with a flipped byte, the wrong commitments or the
+# wrong partition count must be refused by name, with no proof written,
+# and the daemon must keep serving.
 # Usage: run.sh BUILD_DIR WORK_DIR
 set -euo pipefail
 
@@ -16,6 +17,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../daemon/lib.sh"
 set_paths "$1" "$2"
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 make_work_dir
+pick_sock snap
 trap cleanup EXIT
 run_timeout=600
 
@@ -85,6 +87,85 @@ expect 1 "two proofs for one partition are refused" "$zkp" snap prove "${pub[@]}
 	--pce "$pce" -o no.bin up/partition-0.bin up/partition-0.bin
 check "the message gives the partition count" "$(said)" has '2 vanilla proofs; a 2048-byte sector has 1 partition' err.txt
 check "no refused job wrote a proof" "$(ls)" test ! -e no.bin
+
+# --- through zkpd ------------------------------------------------------------
+
+cat >zkpd.ini <<EOF
+[server]
+listen = unix:$sock
+journal_dir = $work/journal
+
+[gpus]
+devices = cpu
+
+[circuit.snap-2k]
+pce = $pce
+key = $key
+key_format = bellman
+snap_sector_size = 2K
+preload = true
+
+# The same files declared the 8 MiB SnapDeals circuit: its load must fail.
+[circuit.wrong-size]
+pce = $pce
+key = $key
+key_format = bellman
+snap_sector_size = 8M
+EOF
+printf '[circuit.x]\npce = a.pce\nkey = a.params\nkey_format = bellman\nsnap_sector_size = 2K\nporep_sector_size = 2K\n' \
+	>both.ini
+expect 2 "a circuit both PoRep and SnapDeals fails --check-config" "$zkpd" --check-config both.ini
+check "the message says why" "$(said)" grep -q 'porep_sector_size and snap_sector_size are both set' err.txt
+printf '[circuit.x]\npce = a.pce\nkey = a.params\nkey_format = bellman\nsnap_sector_size = 4K\n' >size.ini
+expect 2 "an unpublished snap_sector_size fails --check-config" "$zkpd" --check-config size.ini
+check "the message names the option" "$(said)" grep -q 'size.ini:5.*snap_sector_size.*not a published sector size' err.txt
+
+launch_zkpd zkpd.log --config zkpd.ini
+ctl=("$zkpctl" --connect "unix:$sock")
+if ! wait_healthy "$pid" 300 "${ctl[@]}"; then
+	bad "zkpd starts with the SnapDeals circuit" "log: $(tail -5 zkpd.log | tr '\n' ' ')"
+	exit 1
+fi
+comms=(--comm-r-old "$ro" --comm-d-new "$dn" --comm-r-new "$rn")
+expect 0 "zkpctl snap proves the update through zkpd" "${ctl[@]}" snap snap-2k "${comms[@]}" \
+	--request-id update-5 --out zkpd-proof.bin --public-json zkpd-public.json up/partition-0.bin
+expect 0 "zkp snap verify accepts zkpd's proof" "$zkp" snap verify "${pub[@]}" --vk "$vk" \
+	--proof zkpd-proof.bin
+check "the public inputs are the four derived ones" "$(cat zkpd-public.json)" \
+	test "$(grep -o '"[0-9]*"' zkpd-public.json | wc -l)" -eq 4
+expect 1 "a tampered update is refused by zkpd" "${ctl[@]}" snap snap-2k "${comms[@]}" \
+	--out no.bin bad-leaf.bin
+check "its error names the challenge and tree" "$(said)" has 'challenge 9: leaf .* in tree R new hashes to' err.txt
+expect 1 "an update whose commitments disagree is refused by zkpd" "${ctl[@]}" snap snap-2k \
+	--comm-r-old "$rn" --comm-d-new "$dn" --comm-r-new "$rn" --out no.bin up/partition-0.bin
+expect 1 "two proofs for a one-partition sector are refused" "${ctl[@]}" snap snap-2k \
+	--comm-r-old "$ro" --comm-d-new "$dn" --comm-r-new "$rn" --out no.bin \
+	up/partition-0.bin up/partition-0.bin
+check "two proofs for one partition are named" "$(said)" has '2 vanilla proofs; a 2048-byte sector has 1 partition' err.txt
+expect 5 "a witness sent to a SnapDeals circuit is refused" "${ctl[@]}" prove snap-2k proof.bin
+check "the message says what the circuit takes" "$(said)" has 'is a SnapDeals circuit (snap_sector_size): it takes a sector update' err.txt
+check "no refused job wrote a proof" "$(ls)" test ! -e no.bin
+expect 0 "the daemon keeps serving" "${ctl[@]}" health
+expect 0 "metrics" "${ctl[@]}" metrics
+check "metrics count 1 update done" "$(said)" has 'zkpd_snap_updates_total{state="done"} 1' out.txt
+check "metrics count 3 updates failed" "$(said)" has 'zkpd_snap_updates_total{state="failed"} 3' out.txt
+expect 0 "status" "${ctl[@]}" --json status
+check "status gives the circuit's sector size" "$(said)" has '"snap_sector_bytes":2048' out.txt
+expect 1 "the mis-sized circuit refuses an update" "${ctl[@]}" snap wrong-size "${comms[@]}" \
+	--out no.bin up/partition-0.bin
+check "it says the .pce is not the configured size's circuit" "$(said)" has 'not of 8MiB SnapDeals' err.txt
+
+# --- the journal -------------------------------------------------------------
+stop_zkpd
+launch_zkpd zkpd2.log --config zkpd.ini
+if ! wait_healthy "$pid" 300 "${ctl[@]}"; then
+	bad "zkpd restarts" "log: $(tail -5 zkpd2.log | tr '\n' ' ')"
+	exit 1
+fi
+expect 0 "after a restart, await --request-id finds the update's result" \
+	"${ctl[@]}" await --request-id update-5 --out again.bin
+check "it is the same proof" "$(said)" cmp -s again.bin zkpd-proof.bin
+stop_zkpd
 
 echo "# $pass passed, $failed failed"
 [ "$failed" -eq 0 ]
