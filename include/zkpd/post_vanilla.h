@@ -82,6 +82,13 @@ int zkp_post_vanilla_decode(zkp_post_vanilla *ret, const uint8_t *buf, size_t le
 /* Frees what decode allocated and zeroes v; a zeroed v is fine. */
 void zkp_post_vanilla_release(zkp_post_vanilla *v);
 
+/* The inverse of decode, for development proofs: s's FallbackPoStSectorProof
+ * with its `challenges` inclusion proofs in tree t (their paths' positions
+ * as zkp_path holds them), each with root comm_r_last. *out is malloc'ed.
+ * ZKP_ERR_NOMEM. */
+int zkp_post_vanilla_encode(uint8_t **out, size_t *len, const zkp_post_sector *s,
+			    unsigned challenges, const zkp_tree_shape *t, zkp_error *err);
+
 /*
  * Recomputes natively what the circuit proves of one sector: comm_r =
  * Poseidon-2(comm_c, comm_r_last), and for each of the `challenges`

@@ -111,3 +111,25 @@ void zkp_post_vanilla_release(zkp_post_vanilla *v)
 	free(v->ch);
 	memset(v, 0, sizeof(*v));
 }
+
+int zkp_post_vanilla_encode(uint8_t **out, size_t *len, const zkp_post_sector *s,
+			    unsigned challenges, const zkp_tree_shape *t, zkp_error *err)
+{
+	zkp_bincode_wr w = { 0 };
+	zkp_bincode_put_u64(&w, s->sector_id);
+	zkp_bincode_put_fr(&w, &s->comm_r);
+	zkp_bincode_put_u64(&w, 1); /* vanilla_proof.sectors */
+	zkp_bincode_put_u64(&w, challenges);
+	for (unsigned i = 0; i < challenges; i++)
+		zkp_bincode_put_merkle_proof(&w, t, &s->challenges[i].leaf, &s->challenges[i].path,
+					     &s->comm_r_last);
+	zkp_bincode_put_fr(&w, &s->comm_c);
+	zkp_bincode_put_fr(&w, &s->comm_r_last);
+	if (w.failed) {
+		free(w.b);
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "PoSt vanilla proof: no memory");
+	}
+	*out = w.b;
+	*len = w.len;
+	return 0;
+}

@@ -231,6 +231,25 @@ static void test_fixture_decodes(void **state)
 	free(b);
 }
 
+/* The encoder writes the real proof back byte for byte. */
+static void test_fixture_reencodes(void **state)
+{
+	(void)state;
+	size_t len;
+	uint8_t *b = fixture(&len), *again;
+	size_t again_len;
+	zkp_post_vanilla v;
+	decode_ok(&v, b, len);
+	zkp_error err = { 0 };
+	assert_int_equal(zkp_post_vanilla_encode(&again, &again_len, &v.sector, v.challenges,
+						 &tree_8_8_0, &err), 0);
+	assert_int_equal(again_len, len);
+	assert_memory_equal(again, b, len);
+	free(again);
+	zkp_post_vanilla_release(&v);
+	free(b);
+}
+
 static void test_fixture_verifies(void **state)
 {
 	(void)state;
@@ -808,7 +827,8 @@ int main(int argc, char **argv)
 	if (argc > 1) /* a test's name, or a pattern with * and ? */
 		cmocka_set_test_filter(argv[1]);
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fixture_decodes),    cmocka_unit_test(test_fixture_verifies),
+		cmocka_unit_test(test_fixture_decodes),
+		cmocka_unit_test(test_fixture_reencodes),    cmocka_unit_test(test_fixture_verifies),
 		cmocka_unit_test(test_fixture_challenges), cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_malformed),          cmocka_unit_test(test_random_damage),
 		cmocka_unit_test(test_other_shapes),
