@@ -85,9 +85,13 @@ typedef struct {
 	 * output. 0 (default): not a PoRep circuit. */
 	uint64_t porep_sector_size;
 	/* snap_sector_size: the same for the SnapDeals (sector update)
-	 * partition circuit; jobs may then carry an update. 0: none. At most
-	 * one of the two is set. */
+	 * partition circuit; jobs may then carry an update. 0: none. */
 	uint64_t snap_sector_size;
+	/* window_post_sector_size / winning_post_sector_size: the same for
+	 * the Fallback PoSt circuit of a WindowPoSt partition / a WinningPoSt
+	 * proof; jobs may then carry PoSt vanilla proofs. At most one of the
+	 * four Filecoin sizes is set. */
+	uint64_t window_post_sector_size, winning_post_sector_size;
 	/* Not an INI key: set by zkpd for its bundled demo circuit, whose key
 	 * is an INSECURE development key; Status and logs say so. */
 	bool insecure_dev_key;

@@ -189,9 +189,14 @@ static void end_section(struct parse_ctx *c)
 		}
 		check_sector_size(c, "porep_sector_size", c->cur.porep_sector_size);
 		check_sector_size(c, "snap_sector_size", c->cur.snap_sector_size);
-		if (!c->err_code && c->cur.porep_sector_size && c->cur.snap_sector_size)
+		check_sector_size(c, "window_post_sector_size", c->cur.window_post_sector_size);
+		check_sector_size(c, "winning_post_sector_size", c->cur.winning_post_sector_size);
+		if (!c->err_code && (!!c->cur.porep_sector_size + !!c->cur.snap_sector_size +
+				     !!c->cur.window_post_sector_size +
+				     !!c->cur.winning_post_sector_size) > 1)
 			fail(c, c->section_line, ZKP_ERR_CONFIG,
-			     "%s: porep_sector_size and snap_sector_size are both set; a circuit is one or the other",
+			     "%s: more than one of porep_sector_size, snap_sector_size, "
+			     "window_post_sector_size and winning_post_sector_size is set; a circuit is one of them",
 			     c->section);
 		if (!c->err_code) {
 			zkp_error e = { 0 };

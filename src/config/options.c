@@ -133,6 +133,14 @@ const zkp_option zkp_circuit_options[] = {
 	  NOMAX, NULL,
 	  "Sector size (2K, 8M, 512M, 32G, 64G) whose Filecoin SnapDeals partition circuit the "
 	  ".pce is; jobs may then carry a sector update. 0: none" },
+	{ "circuit", "window_post_sector_size", ZKP_OPT_SIZE, CIR(window_post_sector_size), 0, "0",
+	  NULL, 0, NOMAX, NULL,
+	  "Sector size (2K, 8M, 512M, 32G, 64G) whose WindowPoSt partition circuit the .pce is; "
+	  "jobs may then carry PoSt vanilla proofs. 0: none" },
+	{ "circuit", "winning_post_sector_size", ZKP_OPT_SIZE, CIR(winning_post_sector_size), 0,
+	  "0", NULL, 0, NOMAX, NULL,
+	  "Sector size (2K, 8M, 512M, 32G, 64G) whose WinningPoSt circuit the .pce is; its "
+	  "jobs (PoSt vanilla proofs) default to critical priority. 0: none" },
 };
 const size_t zkp_n_circuit_options = sizeof(zkp_circuit_options) / sizeof(zkp_circuit_options[0]);
 _Static_assert(sizeof(zkp_circuit_options) / sizeof(zkp_circuit_options[0]) <= ZKP_OPTIONS_MAX,

@@ -677,6 +677,12 @@ int zkp_engine_submit(zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id, bool 
 			goto out;
 		}
 		break;
+	case ZKP_WITNESS_POST:
+		if (!data || !spec->len) {
+			rc = zkp_error_set(err, ZKP_ERR_INVAL, "empty PoSt job");
+			goto out;
+		}
+		break;
 	case ZKP_WITNESS_PATH:
 	case ZKP_WITNESS_C1_PATH:
 		if (!spec->path || !*spec->path) {
@@ -735,6 +741,17 @@ int zkp_engine_submit(zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id, bool 
 				   spec->circuit);
 		goto out;
 	}
+	bool post = spec->witness_kind == ZKP_WITNESS_POST;
+	bool post_circuit = c->cfg.window_post_sector_size || c->cfg.winning_post_sector_size;
+	if (post != post_circuit) {
+		rc = zkp_error_set(err, ZKP_ERR_INVAL,
+				   post ? "circuit \"%s\" is not a PoSt circuit (no window_post_sector_size "
+					  "or winning_post_sector_size): it takes no PoSt vanilla proofs" :
+					  "circuit \"%s\" is a PoSt circuit: it takes PoSt vanilla proofs, "
+					  "not a witness",
+				   spec->circuit);
+		goto out;
+	}
 	if (!snap && !c1 && c->cfg.snap_sector_size) {
 		rc = zkp_error_set(err, ZKP_ERR_INVAL,
 				   "circuit \"%s\" is a SnapDeals circuit (snap_sector_size): it takes "
@@ -765,6 +782,7 @@ int zkp_engine_submit(zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id, bool 
 	snprintf(j->request_id, sizeof(j->request_id), "%s", rid);
 	j->want_json = spec->want_json && !c1 && !snap;
 	j->split = c1 ? SPLIT_POREP : snap ? SPLIT_SNAP : SPLIT_NONE;
+	j->post = post;
 	j->data = data;
 	j->len = data ? spec->len : (size_t)path_bytes;
 	j->path = path;
@@ -772,7 +790,12 @@ int zkp_engine_submit(zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id, bool 
 	data = NULL;
 	path = NULL;
 	path_fd = -1;
-	job_queue(e, j, c, spec->priority);
+	/* WinningPoSt has a block's deadline: the default priority means
+	 * CRITICAL for it. */
+	job_queue(e, j, c,
+		  c->cfg.winning_post_sector_size && spec->priority == ZKP_PRIO_NORMAL ?
+			  ZKP_PRIO_CRITICAL :
+			  spec->priority);
 	*job_id = j->id;
 	j = NULL;
 out:
@@ -1190,6 +1213,8 @@ int zkp_engine_get_status(zkp_engine *e, zkp_engine_status *ret)
 		ci->key_format = c->cfg.key_format;
 		ci->porep_sector_bytes = c->cfg.porep_sector_size;
 		ci->snap_sector_bytes = c->cfg.snap_sector_size;
+		ci->window_post_sector_bytes = c->cfg.window_post_sector_size;
+		ci->winning_post_sector_bytes = c->cfg.winning_post_sector_size;
 		ci->refcount = c->refcount;
 		ci->queued = c->queued;
 		if (c->loaded) {

@@ -47,6 +47,16 @@
  * against the commitments (snap_c2.h) before queueing one partition job
  * per partition, whose public inputs come from the commitments alone.
  *
+ * PoSt jobs. A circuit with window_post_sector_size or
+ * winning_post_sector_size (its .pce the Fallback PoSt circuit of that kind
+ * and size) takes a PoSt bundle: one ordinary job whose WITNESS stage
+ * decodes every sector's vanilla proof, checks its paths, comm_r and
+ * challenged leaves against those derived from the randomness and the
+ * sector's position (post_c2.h), pads a short partition with its last
+ * sector, and computes the witness, whose public inputs must equal the
+ * derived ones. A WinningPoSt job submitted at NORMAL (the default) runs
+ * at CRITICAL: a block's deadline is seconds.
+ *
  * Scheduling. Four FIFO queues, CRITICAL > HIGH > NORMAL > LOW. A pipeline's
  * CPU stage takes the first job in that order whose circuit is loaded and
  * whose working set (the circuit's memory model ws plus its witness bytes)
@@ -163,6 +173,7 @@ enum zkp_witness_kind {
 	ZKP_WITNESS_C1,
 	ZKP_WITNESS_C1_PATH,
 	ZKP_WITNESS_SNAP,
+	ZKP_WITNESS_POST,
 };
 
 /* "normal", "low", ...; "queued", "load", ...; "queued", "running", ... */
@@ -175,7 +186,7 @@ typedef struct zkp_engine zkp_engine;
 typedef struct {
 	const char *circuit;
 	enum zkp_witness_kind witness_kind;
-	uint8_t *data; /* WTNS, RAW, C1, SNAP: malloc'd bytes; the engine owns them from
+	uint8_t *data; /* WTNS, RAW, C1, SNAP, POST: malloc'd bytes; the engine owns them from
 			* the call on, success or not */
 	size_t len;
 	const char *path; /* PATH, C1_PATH */
@@ -330,6 +341,7 @@ typedef struct {
 	enum zkp_key_format key_format;
 	uint64_t porep_sector_bytes; /* 0: not a PoRep circuit */
 	uint64_t snap_sector_bytes;  /* 0: not a SnapDeals circuit */
+	uint64_t window_post_sector_bytes, winning_post_sector_bytes; /* 0: not that PoSt circuit */
 	char load_error[600];        /* the last load's error ("code: message"), "" when
 				      * it succeeded or none ran */
 } zkp_circuit_info;

@@ -14,6 +14,7 @@
 #include "zkpd/log.h"
 #include "zkpd/mem.h"
 #include "zkpd/porep.h"
+#include "zkpd/post.h"
 #include "zkpd/snap.h"
 
 int circuits_init(struct zkp_engine *e)
@@ -192,6 +193,31 @@ static int check_snap_label(const zkp_pce *pce, const zkp_config_circuit *cfg, z
 	return 0;
 }
 
+/* The same for a PoSt circuit (label written by zkp post circuit). */
+static int check_post_label(const zkp_pce *pce, const zkp_config_circuit *cfg, zkp_error *err)
+{
+	enum zkp_post_kind kind = cfg->winning_post_sector_size ? ZKP_POST_WINNING : ZKP_POST_WINDOW;
+	uint64_t bytes = cfg->winning_post_sector_size ? cfg->winning_post_sector_size :
+							 cfg->window_post_sector_size;
+	zkp_post_shape want, got;
+	int rc = zkp_post_shape_for_size(&want, kind, bytes, err);
+	if (rc)
+		return rc;
+	char a[200], b[200];
+	zkp_post_describe(a, sizeof(a), &want);
+	if (!zkp_post_label_decode(&got, zkp_pce_label(pce)))
+		return zkp_error_set(err, ZKP_ERR_MISMATCH,
+				     "%s: not a PoSt circuit (its label says none); the configuration wants %s",
+				     cfg->pce, a);
+	if (got.kind != want.kind || got.nodes != want.nodes || got.sectors != want.sectors ||
+	    got.challenges != want.challenges || memcmp(got.tree, want.tree, sizeof(got.tree))) {
+		zkp_post_describe(b, sizeof(b), &got);
+		return zkp_error_set(err, ZKP_ERR_MISMATCH, "%s: the circuit of %s, not of %s",
+				     cfg->pce, b, a);
+	}
+	return 0;
+}
+
 static int load_one(struct loaded *r, const zkp_config_circuit *cfg, zkp_pool *pool,
 		    unsigned threads, zkp_error *err)
 {
@@ -205,6 +231,9 @@ static int load_one(struct loaded *r, const zkp_config_circuit *cfg, zkp_pool *p
 	if (cfg->porep_sector_size && (rc = check_porep_label(r->pce, cfg, err)))
 		goto out;
 	if (cfg->snap_sector_size && (rc = check_snap_label(r->pce, cfg, err)))
+		goto out;
+	if ((cfg->window_post_sector_size || cfg->winning_post_sector_size) &&
+	    (rc = check_post_label(r->pce, cfg, err)))
 		goto out;
 	zkp_groth16_shape_from_pce(&shape, zkp_pce_get_dims(r->pce),
 				   zkp_pce_density_a_aux(r->pce), zkp_pce_density_b_input(r->pce),

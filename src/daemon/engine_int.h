@@ -104,6 +104,7 @@ struct job {
 	 * (split 0, sp set, partition k). The job holds a reference on sp
 	 * until it ends. */
 	enum split_kind split;
+	bool post; /* a PoSt job: its data is a PoSt bundle (engine_post.c) */
 	struct split_job *sp; /* NULL once the job ended */
 	unsigned partition;
 	uint64_t split_id;     /* a partition job's split job */
@@ -318,6 +319,10 @@ void split_cancel(struct zkp_engine *e, struct job *j);
 void split_progress(struct zkp_engine *e, const struct job *j, double now, uint32_t *percent);
 /* Drops a reference (freeing sp with the last). */
 void split_unref(struct split_job *sp);
+/* engine_post.c: a PoSt job's witness into j->w (lock not held), from
+ * the PoSt bundle in j->data, checked and derived (post_c2.h). */
+int post_witness(struct zkp_engine *e, struct job *j, zkp_error *err);
+
 /* Percent of an ordinary job (engine.c). */
 uint32_t job_percent(const struct job *j, double now);
 

@@ -204,6 +204,8 @@ static int run_witness(struct zkp_engine *e, struct job *j, zkp_error *err)
 	int rc;
 	if (j->sp)
 		return split_witness(e, j, err);
+	if (j->post)
+		return post_witness(e, j, err);
 	if (j->path)
 		rc = zkp_witness_load_fd(j->fd, j->path, &j->w, &count, err);
 	else

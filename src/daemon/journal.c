@@ -351,6 +351,11 @@ static int entry_from_record(Zkpd__V1__JournalEntry *msg, Zkpd__V1__JournalResul
 			msg->snap.data = r->data;
 			msg->snap.len = r->len;
 			break;
+		case ZKP_WITNESS_POST:
+			msg->witness_case = ZKPD__V1__JOURNAL_ENTRY__WITNESS_POST;
+			msg->post.data = r->data;
+			msg->post.len = r->len;
+			break;
 		default:
 			msg->witness_case = ZKPD__V1__JOURNAL_ENTRY__WITNESS_PATH;
 			msg->path = r->path ? r->path : (char *)"";
@@ -734,17 +739,25 @@ static const char *record_from_entry(zkp_journal_record *r, Zkpd__V1__JournalEnt
 	case ZKPD__V1__JOURNAL_ENTRY__WITNESS_WTNS:
 	case ZKPD__V1__JOURNAL_ENTRY__WITNESS_RAW:
 	case ZKPD__V1__JOURNAL_ENTRY__WITNESS_C1:
-	case ZKPD__V1__JOURNAL_ENTRY__WITNESS_SNAP: {
+	case ZKPD__V1__JOURNAL_ENTRY__WITNESS_SNAP:
+	case ZKPD__V1__JOURNAL_ENTRY__WITNESS_POST: {
 		bool wtns = msg->witness_case == ZKPD__V1__JOURNAL_ENTRY__WITNESS_WTNS;
 		bool c1 = msg->witness_case == ZKPD__V1__JOURNAL_ENTRY__WITNESS_C1;
 		bool snap = msg->witness_case == ZKPD__V1__JOURNAL_ENTRY__WITNESS_SNAP;
-		ProtobufCBinaryData *b = wtns ? &msg->wtns : c1 ? &msg->c1 : snap ? &msg->snap : &msg->raw;
+		bool post = msg->witness_case == ZKPD__V1__JOURNAL_ENTRY__WITNESS_POST;
+		ProtobufCBinaryData *b = wtns ? &msg->wtns :
+					 c1   ? &msg->c1 :
+					 snap ? &msg->snap :
+					 post ? &msg->post :
+						&msg->raw;
 		if (!b->len)
-			return c1 ? "an empty C1" : snap ? "an empty SnapDeals update" : "an empty witness";
+			return c1 ? "an empty C1" : snap ? "an empty SnapDeals update" :
+				    post ? "an empty PoSt job" : "an empty witness";
 		/* Taken from msg: a witness may be gigabytes. */
 		r->witness_kind = wtns ? ZKP_WITNESS_WTNS :
 				  c1   ? ZKP_WITNESS_C1 :
 				  snap ? ZKP_WITNESS_SNAP :
+				  post ? ZKP_WITNESS_POST :
 					 ZKP_WITNESS_RAW;
 		r->data = b->data;
 		r->len = b->len;

@@ -19,6 +19,7 @@
 #include "wire.h"
 #include "zkpd/log.h"
 #include "zkpd/mem.h"
+#include "zkpd/post_c2.h"
 #include "zkpd/snap_c2.h"
 
 typedef struct {
@@ -311,7 +312,7 @@ static int submit(zkp_session *s, uint64_t call_id, Zkpd__V1__SubmitRequest *req
 	}
 	if (!req->witness || req->witness->source_case == ZKPD__V1__WITNESS__SOURCE__NOT_SET) {
 		send_error(s, call_id, ZKP_ERR_INVAL,
-			   "submit: no witness (wtns, raw, path, c1, c1_path or snap)");
+			   "submit: no witness (wtns, raw, path, c1, c1_path, snap or post)");
 		return ZKP_ERR_INVAL;
 	}
 	Zkpd__V1__Witness *w = req->witness;
@@ -374,6 +375,43 @@ static int submit(zkp_session *s, uint64_t call_id, Zkpd__V1__SubmitRequest *req
 			return err.code;
 		}
 		spec.witness_kind = ZKP_WITNESS_SNAP;
+		break;
+	}
+	case ZKPD__V1__WITNESS__SOURCE_POST: {
+		/* Queued and journaled as one byte string (post_c2.h's bundle). */
+		const Zkpd__V1__PostPartition *pp = w->post;
+		char m[160];
+		if (pp->randomness.len != 32) {
+			snprintf(m, sizeof(m), "submit: post.randomness has %zu bytes; it has 32",
+				 pp->randomness.len);
+			send_error(s, call_id, ZKP_ERR_INVAL, m);
+			return ZKP_ERR_INVAL;
+		}
+		if (!pp->n_sector_proofs || pp->n_sector_proofs > ZKP_POST_BUNDLE_MAX_SECTORS) {
+			snprintf(m, sizeof(m),
+				 "submit: post.sector_proofs has %zu proofs; a partition has 1 to %d",
+				 pp->n_sector_proofs, ZKP_POST_BUNDLE_MAX_SECTORS);
+			send_error(s, call_id, ZKP_ERR_INVAL, m);
+			return ZKP_ERR_INVAL;
+		}
+		const uint8_t **proofs = malloc(pp->n_sector_proofs * sizeof(*proofs));
+		size_t *lens = malloc(pp->n_sector_proofs * sizeof(*lens));
+		int brc = proofs && lens ? 0 : ZKP_ERR_NOMEM;
+		for (size_t k = 0; !brc && k < pp->n_sector_proofs; k++) {
+			proofs[k] = pp->sector_proofs[k].data;
+			lens[k] = pp->sector_proofs[k].len;
+		}
+		if (!brc)
+			brc = zkp_post_bundle_encode(&spec.data, &spec.len, pp->registered_proof,
+						     pp->randomness.data, pp->partition_index, proofs,
+						     lens, (unsigned)pp->n_sector_proofs, &err);
+		free(proofs);
+		free(lens);
+		if (brc) {
+			send_error(s, call_id, ZKP_ERR_NOMEM, "submit: no memory for the PoSt job");
+			return brc;
+		}
+		spec.witness_kind = ZKP_WITNESS_POST;
 		break;
 	}
 	default:

@@ -34,6 +34,8 @@ static void circuit_fill(Zkpd__V1__CircuitStatus *cs, const zkp_circuit_info *ci
 	cs->insecure_dev_key = ci->insecure_dev_key;
 	cs->porep_sector_bytes = ci->porep_sector_bytes;
 	cs->snap_sector_bytes = ci->snap_sector_bytes;
+	cs->window_post_sector_bytes = ci->window_post_sector_bytes;
+	cs->winning_post_sector_bytes = ci->winning_post_sector_bytes;
 }
 
 static void circuit_clear(Zkpd__V1__CircuitStatus *cs)

@@ -44,6 +44,9 @@ enum {
 
 /* A SnapDeals update's partitions: 16 at the most (32 and 64 GiB). */
 #define SNAP_MAX_PARTITIONS 16
+/* Files after CIRCUIT: a SnapDeals update's partitions, or a PoSt
+ * partition's sector proofs (2,349 at the most: 32 GiB WindowPoSt). */
+#define MAX_FILES 2349
 
 /* Command options, allowed per command. */
 enum {
@@ -55,6 +58,7 @@ enum {
 	O_PUBLIC_JSON = 1 << 5,
 	O_C1_PATH = 1 << 6,
 	O_COMMS = 1 << 7, /* --comm-r-old, --comm-d-new, --comm-r-new */
+	O_POST = 1 << 8,  /* --proof-type, --randomness, --partition */
 };
 #define O_SUBMIT (O_PRIORITY | O_REQUEST_ID | O_WITNESS_PATH)
 #define O_RESULT (O_OUT | O_PROOF_JSON | O_PUBLIC_JSON)
@@ -76,7 +80,7 @@ struct ctl {
 	const char *token_file;
 	bool json;
 	double timeout_s; /* < 0: the command's default */
-	const char *args[2 + SNAP_MAX_PARTITIONS];
+	const char *args[1 + MAX_FILES];
 	int n_args;
 	unsigned given; /* O_* seen */
 	Zkpd__V1__Priority priority;
@@ -84,11 +88,16 @@ struct ctl {
 	const char *c1_path; /* porep: a C1 on the daemon's side */
 	bool porep;          /* porep: the WITNESS bytes are a C1 */
 	bool snap;           /* snap: args[1..] are PartitionProof files */
+	bool post;           /* post: args[1..] are FallbackPoStSectorProof files */
 	uint8_t comm[3][32]; /* snap: comm_r_old, comm_d_new, comm_r_new */
-	uint8_t *parts[SNAP_MAX_PARTITIONS];
-	size_t part_len[SNAP_MAX_PARTITIONS];
-	ProtobufCBinaryData part_bin[SNAP_MAX_PARTITIONS];
+	uint8_t randomness[32]; /* post */
+	uint64_t proof_type;    /* post: the registered PoSt proof */
+	uint32_t partition;     /* post */
+	uint8_t *parts[MAX_FILES];
+	size_t part_len[MAX_FILES];
+	ProtobufCBinaryData part_bin[MAX_FILES];
 	Zkpd__V1__SnapUpdate update;
+	Zkpd__V1__PostPartition post_partition;
 	uint64_t job;       /* await, cancel */
 	uint8_t *witness;   /* prove, submit: the WITNESS file's bytes */
 	size_t witness_len;
@@ -708,7 +717,18 @@ static void fill_submit(struct ctl *x, Zkpd__V1__SubmitRequest *s, Zkpd__V1__Wit
 	s->format = snarkjs ? ZKPD__V1__PROOF_FORMAT__PROOF_FORMAT_SNARKJS_JSON
 			    : ZKPD__V1__PROOF_FORMAT__PROOF_FORMAT_BYTES;
 	s->witness = w;
-	if (x->snap) {
+	if (x->post) {
+		x->post_partition = (Zkpd__V1__PostPartition)ZKPD__V1__POST_PARTITION__INIT;
+		x->post_partition.registered_proof = x->proof_type;
+		x->post_partition.randomness = (ProtobufCBinaryData){ 32, x->randomness };
+		x->post_partition.partition_index = x->partition;
+		for (int k = 0; k + 1 < x->n_args; k++)
+			x->part_bin[k] = (ProtobufCBinaryData){ x->part_len[k], x->parts[k] };
+		x->post_partition.n_sector_proofs = (size_t)x->n_args - 1;
+		x->post_partition.sector_proofs = x->part_bin;
+		w->source_case = ZKPD__V1__WITNESS__SOURCE_POST;
+		w->post = &x->post_partition;
+	} else if (x->snap) {
 		x->update = (Zkpd__V1__SnapUpdate)ZKPD__V1__SNAP_UPDATE__INIT;
 		x->update.comm_r_old = (ProtobufCBinaryData){ 32, x->comm[0] };
 		x->update.comm_d_new = (ProtobufCBinaryData){ 32, x->comm[1] };
@@ -769,6 +789,12 @@ static int cmd_porep(struct ctl *x)
 static int cmd_snap(struct ctl *x)
 {
 	x->snap = true;
+	return cmd_prove(x);
+}
+
+static int cmd_post(struct ctl *x)
+{
+	x->post = true;
 	return cmd_prove(x);
 }
 
@@ -892,6 +918,10 @@ static void json_circuit(struct jw *w, const char *key, const Zkpd__V1__CircuitS
 		jw_u64(w, "porep_sector_bytes", c->porep_sector_bytes);
 	if (c->snap_sector_bytes)
 		jw_u64(w, "snap_sector_bytes", c->snap_sector_bytes);
+	if (c->window_post_sector_bytes)
+		jw_u64(w, "window_post_sector_bytes", c->window_post_sector_bytes);
+	if (c->winning_post_sector_bytes)
+		jw_u64(w, "winning_post_sector_bytes", c->winning_post_sector_bytes);
 	if (c->load_error && c->load_error[0])
 		jw_str(w, "load_error", c->load_error);
 	jw_close(w, '}');
@@ -1307,6 +1337,10 @@ static const struct cmd cmds[] = {
 	  cmd_snap,
 	  "snap CIRCUIT --comm-r-old HEX --comm-d-new HEX --comm-r-new HEX PARTITION...\n"
 	  "          [--priority P] [--request-id ID] [--out PROOF] [--public-json FILE]" },
+	{ "post", 2, 1 + MAX_FILES, O_PRIORITY | O_REQUEST_ID | O_POST | O_OUT | O_PUBLIC_JSON,
+	  cmd_post,
+	  "post CIRCUIT --proof-type N --randomness HEX [--partition K] SECTOR...\n"
+	  "          [--priority P] [--request-id ID] [--out PROOF] [--public-json FILE]" },
 	{ "await", 0, 1, O_RESULT | O_REQUEST_ID, cmd_await,
 	  "await JOB|--request-id ID [--out PROOF] [--proof-json FILE] [--public-json FILE]" },
 	{ "cancel", 1, 1, 0, cmd_cancel, "cancel JOB" },
@@ -1343,6 +1377,10 @@ static void usage(FILE *f)
 		"            (one bincode PartitionProof file per partition, in order) and its\n"
 		"            commitments (64 hex digits of their 32 little-endian bytes) on a\n"
 		"            SnapDeals circuit: one job per partition, --out as porep\n"
+		"  post      proves a Filecoin WindowPoSt partition or WinningPoSt from its\n"
+		"            sectors' vanilla proofs (bincode FallbackPoStSectorProof files, in\n"
+		"            order), the registered PoSt proof number and the 32-byte randomness\n"
+		"            on a PoSt circuit; WinningPoSt runs at critical priority by default\n"
 		"  submit    submits a job and prints its id; the daemon keeps its proof and\n"
 		"            proof.json for a later await\n"
 		"  await     waits for a submitted job's proof, by job id or by request id\n"
@@ -1437,9 +1475,11 @@ static int parse_args(struct ctl *x, int argc, char **argv)
 		{ "--proof-json", O_PROOF_JSON },     { "--public-json", O_PUBLIC_JSON },
 		{ "--c1-path", O_C1_PATH },	      { "--comm-r-old", O_COMMS },
 		{ "--comm-d-new", O_COMMS },	      { "--comm-r-new", O_COMMS },
+		{ "--proof-type", O_POST },	      { "--randomness", O_POST },
+		{ "--partition", O_POST },
 	};
 	bool help = false;
-	unsigned comms_given = 0;
+	unsigned comms_given = 0, post_given = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool more = i + 1 < argc;
@@ -1516,6 +1556,27 @@ static int parse_args(struct ctl *x, int argc, char **argv)
 			case O_PUBLIC_JSON:
 				x->public_json = v;
 				break;
+			case O_POST: {
+				char *end;
+				if (!strcmp(a, "--randomness")) {
+					if (parse_hex32(v, x->randomness))
+						return bad_usage("bad randomness '%s' (32 bytes as 64 "
+								 "hex digits)",
+								 v);
+					post_given |= 1;
+					break;
+				}
+				unsigned long long n = strtoull(v, &end, 10);
+				if (!*v || *end || (a[2] == 'p' && a[3] == 'a' ? n > UINT32_MAX : n > 14))
+					return bad_usage("bad number '%s'", v);
+				if (a[3] == 'r') {
+					x->proof_type = n;
+					post_given |= 2;
+				} else {
+					x->partition = (uint32_t)n;
+				}
+				break;
+			}
 			case O_COMMS: {
 				int c = a[7] == 'r' && a[9] == 'o' ? 0 : a[7] == 'd' ? 1 : 2;
 				if (parse_hex32(v, x->comm[c]))
@@ -1535,7 +1596,9 @@ static int parse_args(struct ctl *x, int argc, char **argv)
 				return bad_usage("unknown command '%s'", a);
 			continue;
 		}
-		if (x->n_args == (x->cmd->fn == cmd_snap ? 1 + SNAP_MAX_PARTITIONS : 2))
+		if (x->n_args == (x->cmd->fn == cmd_snap   ? 1 + SNAP_MAX_PARTITIONS :
+				  x->cmd->fn == cmd_post ? 1 + MAX_FILES :
+							   2))
 			return bad_usage("unexpected argument '%s'", a);
 		x->args[x->n_args++] = a;
 	}
@@ -1574,6 +1637,11 @@ static int parse_args(struct ctl *x, int argc, char **argv)
 		}
 	}
 	if (x->n_args < c->min_args || x->n_args > max) {
+		fprintf(stderr, "usage: zkpctl %s\n", c->synopsis);
+		return ZKP_EXIT_USAGE;
+	}
+	if (c->fn == cmd_post && post_given != 3) {
+		fprintf(stderr, "zkpctl post: give --proof-type and --randomness\n");
 		fprintf(stderr, "usage: zkpctl %s\n", c->synopsis);
 		return ZKP_EXIT_USAGE;
 	}
@@ -1641,9 +1709,9 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return ZKP_EXIT_USAGE;
 	}
-	for (int k = 1; x.cmd->fn == cmd_snap && k < x.n_args; k++)
+	for (int k = 1; (x.cmd->fn == cmd_snap || x.cmd->fn == cmd_post) && k < x.n_args; k++)
 		if (read_file(x.args[k], &x.parts[k - 1], &x.part_len[k - 1])) {
-			fprintf(stderr, "zkpctl: cannot read partition proof %s: %s\n", x.args[k],
+			fprintf(stderr, "zkpctl: cannot read vanilla proof %s: %s\n", x.args[k],
 				strerror(errno));
 			return ZKP_EXIT_USAGE;
 		}

@@ -26,7 +26,7 @@ static const struct cmd {
 	{ "verify", zkp_cmd_verify, "verify a Groth16 proof against a verifying key" },
 	{ "dev-ptau", zkp_cmd_dev_ptau, "write an INSECURE development powers of tau for snarkjs" },
 	{ "porep", zkp_cmd_porep, "Filecoin PoRep: 'circuit', 'dev-witness', 'seal' (development), 'prove' (C2), 'verify'" },
-	{ "post", zkp_cmd_post, "Filecoin WindowPoSt and WinningPoSt: 'circuit'" },
+	{ "post", zkp_cmd_post, "Filecoin WindowPoSt and WinningPoSt: 'circuit', 'dev-vanilla'" },
 	{ "snap", zkp_cmd_snap, "Filecoin SnapDeals (sector update): 'circuit', 'dev-update', 'prove', 'verify'" },
 	{ "export-vk", zkp_cmd_export_vk, "write a key's verifying key as .vk or verification_key.json" },
 };

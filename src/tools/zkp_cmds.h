@@ -35,6 +35,8 @@ int zkp_cmd_porep(int argc, char **argv);
 /* zkp porep seal | prove | verify (zkp_porep_c2.c); sub names which. */
 int zkp_cmd_porep_c2(const char *sub, int argc, char **argv);
 int zkp_cmd_post(int argc, char **argv);
+/* zkp post dev-vanilla (zkp_post_dev.c). */
+int zkp_cmd_post_dev(int argc, char **argv);
 int zkp_cmd_snap(int argc, char **argv);
 /* zkp snap dev-update | prove | verify (zkp_snap_c2.c); sub names which. */
 int zkp_cmd_snap_c2(const char *sub, int argc, char **argv);

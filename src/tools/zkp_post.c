@@ -122,11 +122,13 @@ int zkp_cmd_post(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "circuit"))
 		return circuit(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "dev-vanilla"))
+		return zkp_cmd_post_dev(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		help(stdout);
 		return ZKP_EXIT_OK;
 	}
-	fprintf(stderr, "zkp post: expected a subcommand: circuit\n");
+	fprintf(stderr, "zkp post: expected a subcommand: circuit, dev-vanilla\n");
 	help(stderr);
 	return ZKP_EXIT_USAGE;
 }

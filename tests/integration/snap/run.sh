@@ -115,7 +115,7 @@ EOF
 printf '[circuit.x]\npce = a.pce\nkey = a.params\nkey_format = bellman\nsnap_sector_size = 2K\nporep_sector_size = 2K\n' \
 	>both.ini
 expect 2 "a circuit both PoRep and SnapDeals fails --check-config" "$zkpd" --check-config both.ini
-check "the message says why" "$(said)" grep -q 'porep_sector_size and snap_sector_size are both set' err.txt
+check "the message says why" "$(said)" grep -q 'more than one of porep_sector_size, snap_sector_size' err.txt
 printf '[circuit.x]\npce = a.pce\nkey = a.params\nkey_format = bellman\nsnap_sector_size = 4K\n' >size.ini
 expect 2 "an unpublished snap_sector_size fails --check-config" "$zkpd" --check-config size.ini
 check "the message names the option" "$(said)" grep -q 'size.ini:5.*snap_sector_size.*not a published sector size' err.txt

@@ -444,7 +444,8 @@ static void test_circuits(void **state)
 		   "2)");
 	expect_err("[circuit.x]\nweight = 3\n",
 		   "t.ini:2: circuit.x.weight: unknown key (expected one of pce, key, "
-		   "key_format, preload, porep_sector_size, snap_sector_size)");
+		   "key_format, preload, porep_sector_size, snap_sector_size, "
+		   "window_post_sector_size, winning_post_sector_size)");
 	/* A PoRep circuit names a published sector size. */
 	expect_ok(&cfg, "[circuit.p]\npce = p.pce\nkey = p.params\nkey_format = bellman\n"
 			"porep_sector_size = 32G\n");
