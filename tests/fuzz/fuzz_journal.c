@@ -50,7 +50,8 @@ static void check_record(const zkp_journal_record *r, const char *name)
 		FUZZ_CHECK(r->path && r->path[0] && !r->data);
 	} else {
 		FUZZ_CHECK(r->witness_kind == ZKP_WITNESS_WTNS || r->witness_kind == ZKP_WITNESS_RAW ||
-			   r->witness_kind == ZKP_WITNESS_C1);
+			   r->witness_kind == ZKP_WITNESS_C1 || r->witness_kind == ZKP_WITNESS_SNAP ||
+			   r->witness_kind == ZKP_WITNESS_POST);
 		FUZZ_CHECK(r->data && r->len > 0 && !r->path);
 		touch(r->data, r->len);
 	}
