@@ -1,20 +1,34 @@
 #!/usr/bin/env bash
 # GPU check for a machine with an NVIDIA GPU (docs/benchmarks.md,
-# "bench/gpu-check.sh"):
-# builds with the CUDA backend into build-gpu, runs the host math test and
-# the gpu tests (every kernel against the CPU backend), times whole
-# verified proofs of a PoRep-shaped circuit (2^20 against the CPU backend,
-# 2^24 on the GPU) with zkpd-bench prove, four proofs through zkpd on the
-# GPU (gpus.devices = auto), then the G1 MSM at 2^20..2^26
-# (random and witness-like scalars) and the NTT at 2^20..2^27 with
-# zkpd-gpu-bench (medians of 3-5 runs), and prints the JSON lines, then a
-# table last.
+# "bench/gpu-check.sh"): builds with the CUDA backend into build-gpu (or
+# takes a kit's programs), then, each step under `timeout` and inside one
+# time budget:
+#   1. the host math test and the gpu tests (every kernel against the CPU
+#      backend, small sizes);
+#   2. results at scale, checked in O(n) on the CPU (zkpd-bench check):
+#      the G1 MSM at 2^16..2^MSM_MAX (default 27) on random scalars, 3 runs
+#      a size, every result checked (these are also the MSM timings, 2^26
+#      and 2^27 among them); every kind of skewed scalars (all equal, four
+#      values repeated, small, r-1, 0/1-heavy) at 2^16..2^24; G2 (a host
+#      MSM behind the CUDA backend) at 2^16..2^20; NTT spot checks of the
+#      prover's four transforms at 2^16..2^24 and at 2^NTT_MAX (27);
+#   3. compute-sanitizer memcheck and racecheck on a 2^16 MSM and NTT, where
+#      the machine has compute-sanitizer;
+#   4. whole verified proofs (zkpd-bench prove --synth): 2^20 against the
+#      CPU backend, 2^PROVE_LOG (24) on the GPU, and 2^27 when the estimate
+#      made from the 2^PROVE_LOG run fits what is left (else a message);
+#   5. four proofs through zkpd on the GPU (gpus.devices = auto);
+#   6. NTT timings at 2^20..2^NTT_MAX with zkpd-gpu-bench;
+# and prints a summary table last, also written to summary.txt.
 #
-# Time: the whole script is meant to finish within 8 minutes on one H200.
-# The timing step gets what is left of TOTAL_S (default 480) after the
-# build and the tests, less a margin of 45 s; zkpd-gpu-bench skips sizes
-# its prediction puts past that budget and says so ("skipped": "time
-# budget" lines, "skipped" table rows).
+# Time: the whole script finishes within TOTAL_S (default 480 s, 8
+# minutes) on one H200. Each step has an estimate (in the comments beside
+# it, for an H200 with 16 cores; anchor: a G1 MSM of 2^26 in about 0.6 s)
+# and a cap; a step runs only if its estimate fits what is left of TOTAL_S
+# less a 30 s margin for the table, under `timeout` at the smaller of its
+# cap and what is left, and is otherwise skipped with a message and a
+# "skipped" row. The build is not budgeted (up to 10 minutes on a slow
+# machine): on a lent machine use --kit.
 #
 # Usage: bench/gpu-check.sh [BUILD_DIR]   (default: build-gpu next to bench/)
 #        bench/gpu-check.sh --kit KIT_DIR  programs built elsewhere by
@@ -22,15 +36,14 @@
 #                                          for a GPU machine without zkpd's
 #                                          Debian libraries
 # Environment: JOBS (build parallelism, default: all cores), TOTAL_S,
-#              MSM_MAX / NTT_MAX (largest log2 size, default 26 / 27),
+#              MSM_MAX / NTT_MAX (largest log2 size, 16..28, default 27 / 27),
 #              PROVE_LOG (the GPU-only proof's domain, default 24),
 #              DAEMON_LOG (the daemon smoke test's domain, default 18),
+#              SEED (the checks' seed, default: fresh, printed),
 #              GPU_CHECK_OUT (where logs and JSON go; default $OUT when set,
 #              so that a lent machine's logs come back with its results, else
-#              BUILD_DIR, or /tmp/gpu-check with --kit: six files, no
+#              BUILD_DIR, or /tmp/gpu-check with --kit: eight files, no
 #              subfolders).
-# Every step runs under `timeout`, so a hung kernel or daemon fails its step
-# and the script still prints its table.
 set -euo pipefail
 
 usage() {
@@ -56,10 +69,17 @@ case "${1:-}" in
 	[ $# -le 1 ] || { usage; exit 2; }
 	;;
 esac
-for v in TOTAL_S MSM_MAX NTT_MAX PROVE_LOG DAEMON_LOG JOBS; do
+for v in TOTAL_S MSM_MAX NTT_MAX PROVE_LOG DAEMON_LOG JOBS SEED; do
 	val=${!v:-}
 	if [ -n "$val" ] && ! [[ $val =~ ^[0-9]+$ ]]; then
 		echo "gpu-check: $v must be a whole number, not '$val'" >&2
+		exit 2
+	fi
+done
+for v in MSM_MAX NTT_MAX; do
+	val=${!v:-27}
+	if [ "$val" -lt 16 ] || [ "$val" -gt 28 ]; then
+		echo "gpu-check: $v must be within 16..28, not $val" >&2
 		exit 2
 	fi
 done
@@ -88,14 +108,44 @@ else
 	zkpctl=$build/src/daemon/zkpctl
 fi
 jobs=${JOBS:-$(nproc)}
-msm_max=${MSM_MAX:-26}
+msm_max=${MSM_MAX:-27}
 ntt_max=${NTT_MAX:-27}
 total_s=${TOTAL_S:-480}
+seed=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 mkdir -p "$outdir"
 log=$outdir/gpu-check.log
+checks_json=$outdir/gpu-check.json
+summary=$outdir/summary.txt
+tmp=$(mktemp -d /tmp/gpu-check.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
 start=$SECONDS
+margin=30 # for the table at the end
 
 step() { printf '== %s (%ds)\n' "$*" $((SECONDS - start)); }
+# Seconds left of the budget, less the margin.
+left() { echo $((total_s - (SECONDS - start) - margin)); }
+# cap N: N, or what is left when that is less (at least 1).
+cap() {
+	local l
+	l=$(left)
+	if [ "$l" -lt "$1" ]; then
+		echo $((l < 1 ? 1 : l))
+	else
+		echo "$1"
+	fi
+}
+rows=()
+row() { rows+=("$(printf '%-36s %-8s %s' "$1" "$2" "$3")"); }
+# fits NAME EST: whether a step estimated at EST s fits what is left;
+# otherwise says so and adds a skipped row.
+fits() {
+	if [ "$(left)" -ge "$2" ]; then
+		return 0
+	fi
+	echo "$1: SKIPPED: estimated $2 s, $(left) s left of the budget"
+	row "$1" skipped "estimated $2 s, $(left) s left"
+	return 1
+}
 
 if command -v nvidia-smi >/dev/null 2>&1; then
 	nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
@@ -117,40 +167,160 @@ if [ -z "$kit" ]; then
 fi
 
 : >"$log"
+: >"$checks_json"
 status=0
+echo "gpu-check: seed $seed (SEED=$seed replays the checks), budget $total_s s"
 
-step "host math test"
-if ! timeout 120 "$math" 2>&1 | tee -a "$log"; then
-	echo "test_cuda_math FAILED"
+step "host math test" # about 10 s
+if timeout -k 5 "$(cap 120)" "$math" >>"$log" 2>&1; then
+	row "host math test" ok ""
+else
+	echo "test_cuda_math FAILED (see $log)"
+	row "host math test" FAILED "see gpu-check.log"
 	status=1
 fi
 
 step "gpu tests (every kernel against the CPU backend)"
 rc=0
-timeout 240 "$gputest" 2>&1 | tee -a "$log" || rc=${PIPESTATUS[0]}
+# about 30 s
+timeout -k 5 "$(cap 240)" "$gputest" >>"$log" 2>&1 || rc=$?
 if [ "$rc" -eq 77 ]; then
 	echo "gpu tests were SKIPPED: no CUDA device seen"
+	row "gpu tests" FAILED "no CUDA device seen"
 	status=1
 elif [ "$rc" -ne 0 ]; then
-	echo "test_gpu_backend FAILED (exit $rc)"
+	echo "test_gpu_backend FAILED (exit $rc, see $log)"
+	row "gpu tests" FAILED "exit $rc"
 	status=1
+else
+	row "gpu tests" ok ""
 fi
 
-step "whole proofs (zkpd-bench prove --synth)"
-# A PoRep-shaped proof on the GPU against the CPU backend at 2^20 (the
-# ratio), then on the GPU alone at 2^PROVE_LOG (default 24; the INSECURE
-# development key is made in memory first, about a minute on 16 cores).
-# Each proof is verified before it counts.
+# check NAME EST CAP -- zkpd-bench check ARGS...: one checked run, its
+# JSON lines appended to gpu-check.json, a row from its summary line.
+check() {
+	local name=$1 est=$2 c=$3 rc=0 t0=$SECONDS
+	shift 4
+	fits "$name" "$est" || return 0
+	step "$name"
+	timeout -k 5 "$(cap "$c")" "$bench" check "$@" --seed "$seed" >"$tmp/check.json" \
+		2>>"$log" || rc=$?
+	cat "$tmp/check.json" >>"$checks_json"
+	local sum n f
+	sum=$(grep '"check":"summary"' "$tmp/check.json" || true)
+	n=$(printf '%s' "$sum" | sed -n 's/.*"checks":\([0-9]*\).*/\1/p')
+	f=$(printf '%s' "$sum" | sed -n 's/.*"failed":\([0-9]*\).*/\1/p')
+	if [ "$rc" -eq 0 ]; then
+		row "$name" ok "$n checks, $((SECONDS - t0)) s"
+		return 0
+	fi
+	status=1
+	grep MISMATCH "$log" | tail -n 5 || true
+	if [ "$rc" -eq 77 ]; then
+		row "$name" FAILED "no CUDA device seen"
+	elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		row "$name" FAILED "timed out after $((SECONDS - t0)) s ($(grep -c '"ok":true' \
+			"$tmp/check.json") checks passed before)"
+	elif [ -n "$f" ]; then
+		row "$name" FAILED "$f of $n checks failed (exit $rc)"
+	else
+		row "$name" FAILED "exit $rc, see gpu-check.log"
+	fi
+}
+
+# Results at scale. Estimates on an H200 with 16 host cores: bases
+# 2^27 x 96 B = 12.9 GB made in about 8 s and copied to the device in
+# about 5 s; scalars 4.3 GB filled and uploaded in about 3 s; the MSMs
+# 3 x (2^16 + ... + 2^27) points, about 2 x 3 x 1.2 s at the target speed;
+# the checks' weights about 0.1 s a run at 2^27.
+check "msm g1 2^16..2^$msm_max checked" 40 150 -- msm --backend cuda \
+	--log2 "16..$msm_max" --runs 3 --scalars random
+# 6 kinds x 9 sizes up to 2^24: bases 1 s, MSMs well under 1 s each.
+check "msm g1 skewed scalars 2^16..2^24" 20 90 -- msm --backend cuda --log2 16..24 \
+	--scalars all
+# G2 stays on the host: 2^20 bases 0.3 s, the CPU Pippenger about 1 s at
+# 2^20 on 16 cores, two kinds.
+check "msm g2 (host) 2^16..2^20" 15 60 -- msm --backend cuda --group g2 \
+	--log2 16..20 --scalars random,01
+# NTT spots: at 2^27 each transform moves 4.3 GB each way and 4 spots
+# cost about 1.3 s on 16 cores: about 25 s for the four; below, 5 s.
+check "ntt spots 2^16..2^24" 10 60 -- ntt --backend cuda --log2 16..24 --spots 8
+check "ntt spots 2^16..2^20 snarkjs" 5 60 -- ntt --backend cuda --log2 16..20 --spots 8 \
+	--roots snarkjs
+check "ntt spots 2^$ntt_max" 30 120 -- ntt --backend cuda --log2 "$ntt_max..$ntt_max" \
+	--spots 4
+
+# compute-sanitizer where the image has it: a 2^16 MSM and NTT under
+# memcheck and racecheck (about 10-50 times slower: 5-15 s each).
+if command -v compute-sanitizer >/dev/null 2>&1; then
+	for tool in memcheck racecheck; do
+		for what in "msm --log2 16" "ntt --log2 16 --spots 4"; do
+			name="sanitizer $tool ${what%% *} 2^16"
+			fits "$name" 15 || continue
+			step "$name"
+			rc=0
+			# shellcheck disable=SC2086
+			timeout -k 5 "$(cap 60)" compute-sanitizer --tool "$tool" --error-exitcode 3 \
+				"$bench" check $what --backend cuda --seed "$seed" >"$tmp/san.log" 2>&1 ||
+				rc=$?
+			cat "$tmp/san.log" >>"$log"
+			said=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$tmp/san.log" | tail -n 1 |
+				sed 's/^=* *//')
+			if [ "$rc" -eq 0 ]; then
+				row "$name" ok "$said"
+			else
+				status=1
+				row "$name" FAILED "exit $rc: $said"
+			fi
+		done
+	done
+else
+	echo "compute-sanitizer: not on this machine, skipped"
+	row "compute-sanitizer" skipped "not installed here"
+fi
+
+# Whole proofs, each verified before it counts. A PoRep-shaped proof on the
+# GPU against the CPU backend at 2^20 (the ratio; about 30 s with the
+# development key), then on the GPU alone at 2^PROVE_LOG (default 24; the
+# INSECURE development key is made in memory first, about a minute on 16
+# cores: about 90 s in all), then 2^27 if it fits: its estimate is the
+# 2^PROVE_LOG step's wall time times 2^(27 - PROVE_LOG) (the key's setup,
+# which dominates, and the proof both grow about linearly with the domain).
 prove_json=$outdir/gpu-prove.json
 : >"$prove_json"
-for args in "--synth 20 --backends cuda,cpu" "--synth ${PROVE_LOG:-24} --backends cuda"; do
+prove_log=${PROVE_LOG:-24}
+big_s=0
+# prove NAME EST CAP ARGS: one zkpd-bench prove run; sets last_s.
+prove() {
+	local name=$1 est=$2 c=$3 t0=$SECONDS rc=0
+	last_s=0
+	fits "$name" "$est" || return 1
+	step "$name"
 	# shellcheck disable=SC2086
-	if ! timeout 240 "$bench" prove $args --runs 3 \
-		--threads "$(nproc)" >>"$prove_json" 2>>"$log"; then
-		echo "zkpd-bench prove $args FAILED (see $log)"
+	timeout -k 5 "$(cap "$c")" "$bench" prove $4 --runs 3 --threads "$(nproc)" \
+		>>"$prove_json" 2>>"$log" || rc=$?
+	last_s=$((SECONDS - t0))
+	if [ "$rc" -ne 0 ]; then
+		echo "zkpd-bench prove $4 FAILED (exit $rc, see $log)"
+		row "$name" FAILED "exit $rc after $last_s s"
 		status=1
+		return 1
 	fi
-done
+	row "$name" ok "$last_s s (3 proofs and the key, verified)"
+}
+prove "proof 2^20 gpu and cpu" 30 240 "--synth 20 --backends cuda,cpu" || true
+if prove "proof 2^$prove_log gpu" 90 240 "--synth $prove_log --backends cuda"; then
+	big_s=$last_s
+fi
+if [ "$prove_log" -lt 27 ]; then
+	if [ "$big_s" -gt 0 ]; then
+		est27=$((big_s << (27 - prove_log)))
+		prove "proof 2^27 gpu" "$est27" "$est27" "--synth 27 --backends cuda" || true
+	else
+		echo "proof 2^27: SKIPPED: no 2^$prove_log run to size it from"
+		row "proof 2^27 gpu" skipped "no 2^$prove_log run to estimate from"
+	fi
+fi
 prove_rows=$(python3 - "$prove_json" <<'EOF' 2>/dev/null || true
 import json, sys
 text = open(sys.argv[1]).read()
@@ -171,6 +341,9 @@ EOF
 )
 echo "$prove_rows"
 
+daemon_row="zkpd: not run"
+# About 40 s: circuit and key 15 s, daemon start and four proofs 20 s.
+if fits "zkpd on the GPU" 40; then
 step "zkpd on the GPU (4 concurrent proofs through the daemon, each verified)"
 # The daemon's device path on the real device: gpus.devices = auto must
 # find the GPU, the key's G1 queries go resident there, and every proof
@@ -178,10 +351,11 @@ step "zkpd on the GPU (4 concurrent proofs through the daemon, each verified)"
 # (default 18) with an INSECURE development key.
 dlog=${DAEMON_LOG:-18}
 dd=$(mktemp -d /tmp/zkpd-gpu-check.XXXXXX)
-daemon_row="zkpd: not run"
-if timeout 120 "$zkp" synth --shape porep --constraints $(((1 << dlog) - 64)) \
+valid=0
+on_gpu=0
+if timeout -k 5 "$(cap 120)" "$zkp" synth --shape porep --constraints $(((1 << dlog) - 64)) \
 	-o "$dd/c.pce" --witness "$dd/c.wtns" >>"$log" 2>&1 &&
-	timeout 180 "$zkp" setup "$dd/c.pce" -o "$dd/c" >>"$log" 2>&1; then
+	timeout -k 5 "$(cap 180)" "$zkp" setup "$dd/c.pce" -o "$dd/c" >>"$log" 2>&1; then
 	cat >"$dd/zkpd.conf" <<CONF
 # INSECURE development key: GPU check only
 [server]
@@ -194,7 +368,8 @@ key = $dd/c.INSECURE-DEV.params
 key_format = bellman
 preload = true
 CONF
-	timeout 420 "$zkpd" --config "$dd/zkpd.conf" 2>"$outdir/zkpd.log" &
+	dcap=$(cap 300)
+	timeout -k 5 "$dcap" "$zkpd" --config "$dd/zkpd.conf" 2>"$outdir/zkpd.log" &
 	zpid=$!
 	up=0
 	for _ in $(seq 600); do
@@ -210,17 +385,17 @@ CONF
 	if [ "$up" -eq 1 ]; then
 		ps=()
 		for i in 1 2 3 4; do
-			timeout 320 "$zkpctl" --connect "unix:$dd/zkpd.sock" --timeout 300 prove c "$dd/c.wtns" \
+			timeout -k 5 "$dcap" "$zkpctl" --connect "unix:$dd/zkpd.sock" --timeout "$dcap" prove c "$dd/c.wtns" \
 				--out "$dd/p$i.bin" --public-json "$dd/p$i.json" >>"$log" 2>&1 &
 			ps+=($!)
 		done
 		for i in 1 2 3 4; do
-			if wait "${ps[$((i - 1))]}" && timeout 60 "$zkp" verify --vk "$dd/c.INSECURE-DEV.vk" \
+			if wait "${ps[$((i - 1))]}" && timeout -k 5 "$(cap 60)" "$zkp" verify --vk "$dd/c.INSECURE-DEV.vk" \
 				--proof "$dd/p$i.bin" --public "$dd/p$i.json" 2>/dev/null | grep -qx valid; then
 				valid=$((valid + 1))
 			fi
 		done
-		timeout 20 "$zkpctl" --connect "unix:$dd/zkpd.sock" status >"$outdir/zkpd-status.txt" \
+		timeout -k 5 "$(cap 20)" "$zkpctl" --connect "unix:$dd/zkpd.sock" status >"$outdir/zkpd-status.txt" \
 			2>&1 || true
 	fi
 	kill -TERM "$zpid" 2>/dev/null || true
@@ -237,28 +412,52 @@ else
 fi
 rm -rf "$dd"
 echo "$daemon_row"
+row "zkpd on the GPU" "$([ "$valid" -eq 4 ] && [ "$on_gpu" -eq 4 ] && echo ok || echo FAILED)" \
+	"$valid of 4 proofs valid, $on_gpu on a GPU"
+fi
 
-step "timing"
+# NTT timings with zkpd-gpu-bench on what is left (the MSM was timed by
+# the checked runs above): it predicts each size from the one below and
+# skips those that would overrun ("skipped": "time budget" lines).
 json=$outdir/gpu-bench.json
 table=$outdir/gpu-bench.table
-budget=$((total_s - (SECONDS - start) - 45))
-if [ "$budget" -lt 30 ]; then
-	budget=30
-fi
-echo "timing budget: ${budget} s"
-if ! timeout $((budget + 60)) "$gpubench" --budget "$budget" \
-	ntt 20 "$ntt_max" msm 20 "$msm_max" 2>"$table" | tee "$json"; then
-	echo "zkpd-gpu-bench FAILED (partial results kept)"
-	status=1
+: >"$table"
+budget=$(($(left) - 15))
+if fits "ntt timing" 25; then
+	step "ntt timing (budget $budget s)"
+	rc=0
+	timeout -k 5 "$(cap $((budget + 15)))" "$gpubench" --budget "$budget" \
+		ntt 20 "$ntt_max" 2>"$table" >"$json" || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "zkpd-gpu-bench FAILED (exit $rc, partial results kept)"
+		row "ntt timing" FAILED "$([ "$rc" -eq 77 ] && echo "no CUDA device seen" || echo "exit $rc")"
+		status=1
+	else
+		row "ntt timing" ok "$(grep -c '"fwd_median_ms"' "$json") sizes timed"
+	fi
 fi
 
 step "done"
-cat "$table"
-[ -n "$prove_rows" ] && echo "$prove_rows"
-echo "$daemon_row"
-if [ "$status" -eq 0 ]; then
-	echo "gpu-check: all checks passed in $((SECONDS - start)) s"
-else
-	echo "gpu-check: FAILURES (see above and $log), $((SECONDS - start)) s"
-fi
+{
+	echo "== gpu-check summary (seed $seed, $((SECONDS - start)) s of a $total_s s budget)"
+	printf '%-36s %-8s %s\n' step result detail
+	printf '%s\n' "${rows[@]}"
+	python3 - "$checks_json" <<'EOF' 2>/dev/null || true
+import json, sys
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o.get("check") == "msm" and o["scalars"] == "random" and o["log_n"] >= 24:
+        print("msm %s 2^%d: median %.1f ms, min %.1f ms (%d runs, %s)" % (o["group"],
+              o["log_n"], o["median_ms"], o["min_ms"], o["runs"],
+              "checked" if o["ok"] else "WRONG"))
+EOF
+	grep -v '^zkpd-gpu-bench:' "$table" || true
+	[ -n "$prove_rows" ] && echo "$prove_rows"
+	echo "$daemon_row"
+	if [ "$status" -eq 0 ]; then
+		echo "gpu-check: all checks passed in $((SECONDS - start)) s"
+	else
+		echo "gpu-check: FAILURES (see above and $log), $((SECONDS - start)) s"
+	fi
+} | tee "$summary"
 exit "$status"

@@ -15,6 +15,7 @@ int bench_load_main(int argc, char **argv);
 int bench_porep_main(int argc, char **argv);
 int bench_snap_main(int argc, char **argv);
 int bench_stall_main(int argc, char **argv);
+int bench_check_main(int argc, char **argv);
 
 static const struct {
 	const char *name;
@@ -46,6 +47,10 @@ static const struct {
 	{ "load", bench_load_main,
 	  "load on a running zkpd: --connect ADDR [--connections N] [--status-calls M] "
 	  "[--circuit C --witness W --proofs P --proof-clients K] [--runs R]" },
+	{ "check", bench_check_main,
+	  "MSM and NTT results checked in O(n) at any size: msm|ntt [--backend cpu|cuda[:N]|corrupt] "
+	  "[--group g1|g2] [--log2 LO[..HI]] [--scalars KIND,...|all] [--runs R] [--spots K] "
+	  "[--roots bellman|snarkjs] [--seed S] [--threads T] [--perturb]" },
 	{ "stall", bench_stall_main,
 	  "Health latency on a running zkpd while another client sends a large Submit: "
 	  "--connect ADDR --circuit C [--bytes B] [--runs R] [--interval-ms MS]" },

@@ -27,6 +27,9 @@ expect 2 usage -- "$script" --bogus
 expect 2 usage -- "$script" "$tmp/a" "$tmp/b"
 expect 2 "TOTAL_S must be a whole number" -- env TOTAL_S=8m "$script" "$tmp/build"
 expect 2 "MSM_MAX must be a whole number" -- env MSM_MAX=-1 "$script" --kit "$tmp"
+expect 2 "NTT_MAX must be within 16..28" -- env NTT_MAX=29 "$script" --kit "$tmp"
+expect 2 "MSM_MAX must be within 16..28" -- env MSM_MAX=12 "$script" "$tmp/build"
+expect 2 "SEED must be a whole number" -- env SEED=x "$script" --kit "$tmp"
 if [ -e "$tmp/build" ] || [ -e "$tmp/none" ]; then
 	echo "FAIL: a refused call created a directory"
 	fails=$((fails + 1))

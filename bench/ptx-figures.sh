@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# Static figures of the CUDA kernels for sm_90, to compare later changes
+# with (docs/benchmarks.md, "bench/ptx-figures.sh"); needs nvcc, no GPU.
+#  - per kernel of cuda/ntt.cu, cuda/msm.cu and cuda/shim.cu: registers per
+#    thread, spill store and load bytes, stack frame and static shared
+#    memory, from `ptxas -v` while compiling each file to a cubin with the
+#    build's flags (-O2, C++17, sm_90);
+#  - PTX instruction counts of three device functions, isolated by small
+#    wrappers compiled only here (bench/ptx-probes.cu): one G1 mixed
+#    addition (XYZZ + affine), one Fr multiplication, one NTT butterfly.
+#    A count is the instructions of the wrapper plus every .func it calls,
+#    each once (the __noinline__ point functions are .funcs); "mul" counts
+#    the integer multiply and multiply-add instructions among them.
+# Prints one JSON object on stdout. Exit 77 without nvcc, 1 when a compile
+# fails or a figure is missing.
+# Usage: bench/ptx-figures.sh [WORK_DIR]   (default: a temporary directory)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+nvcc=${NVCC:-$(command -v nvcc || true)}
+[ -n "$nvcc" ] || [ ! -x /usr/local/cuda/bin/nvcc ] || nvcc=/usr/local/cuda/bin/nvcc
+if [ -z "$nvcc" ]; then
+	echo "ptx-figures: no nvcc" >&2
+	exit 77
+fi
+if [ $# -gt 1 ]; then
+	echo "usage: bench/ptx-figures.sh [WORK_DIR]" >&2
+	exit 2
+fi
+if [ $# -eq 1 ]; then
+	work=$1
+	mkdir -p "$work"
+else
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+fi
+flags=(-O2 -std=c++17 -arch=sm_90 -I"$root/include" -I"$root/cuda")
+for f in ntt msm shim; do
+	"$nvcc" "${flags[@]}" -cubin -Xptxas -v "$root/cuda/$f.cu" -o "$work/$f.cubin" \
+		>"$work/$f.ptxas" 2>&1 || { cat "$work/$f.ptxas" >&2; exit 1; }
+done
+"$nvcc" "${flags[@]}" -ptx "$root/bench/ptx-probes.cu" -o "$work/probes.ptx"
+version=$("$nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')
+python3 - "$work" "$version" <<'PY'
+import json, re, subprocess, sys
+
+work, version = sys.argv[1], sys.argv[2]
+
+def demangle(names):
+    try:
+        out = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True,
+                             text=True, check=True).stdout.split("\n")
+        return {n: d for n, d in zip(names, out)}
+    except (OSError, subprocess.CalledProcessError):
+        return {n: n for n in names}
+
+# ptxas -v: "Compiling entry function 'K'", then "Function properties for
+# NAME" (an entry or a .func) with its stack and spill line, and an entry's
+# "Used N registers" line.
+kernels, functions = [], {}
+for f in ("ntt", "msm", "shim"):
+    entry, props = None, None
+    for line in open("%s/%s.ptxas" % (work, f)):
+        m = re.search(r"Compiling entry function '([^']+)' for 'sm_90'", line)
+        if m:
+            entry = {"file": "cuda/%s.cu" % f, "mangled": m.group(1)}
+            kernels.append(entry)
+            continue
+        m = re.search(r"Function properties for (\S+)", line)
+        if m:
+            if entry is not None and m.group(1) == entry["mangled"]:
+                props = entry
+            else:
+                props = functions.setdefault(m.group(1), {"file": "cuda/%s.cu" % f,
+                                                          "mangled": m.group(1)})
+            continue
+        m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads",
+                      line)
+        if m and props is not None:
+            props["stack_bytes"], props["spill_store_bytes"], props["spill_load_bytes"] = map(
+                int, m.groups())
+            continue
+        m = re.search(r"Used (\d+) registers", line)
+        if m and entry is not None:
+            entry["registers"] = int(m.group(1))
+            s = re.search(r"(\d+) bytes smem", line)
+            entry["smem_bytes"] = int(s.group(1)) if s else 0
+            entry = None
+functions = list(functions.values())
+names = demangle([k["mangled"] for k in kernels + functions])
+for k in kernels + functions:
+    k["name"] = names[k.pop("mangled")]
+
+# PTX: function bodies, their instructions and calls.
+text = open(work + "/probes.ptx").read()
+funcs, cur, depth, calling = {}, None, 0, False
+for line in text.split("\n"):
+    s = line.strip()
+    if calling and s:
+        # "call.uni" puts its callee on the next line
+        cur["calls"].add(s.rstrip(",").split()[0])
+        calling = False
+    m = re.match(r"(?:\.visible\s+|\.weak\s+)?\.(?:entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)", s)
+    if m and depth == 0:
+        cur = funcs.setdefault(m.group(1), {"insns": 0, "mul": 0, "calls": set()})
+        continue
+    if cur is None:
+        continue
+    depth += s.count("{") - s.count("}")
+    if depth == 0 and s.startswith("}"):
+        cur = None
+        continue
+    op = re.sub(r"^@!?%\w+\s+", "", s).split()[0] if s else ""
+    if op.startswith("call"):
+        cur["insns"] += 1
+        c = re.match(r"call(?:\.uni)?\s+(?:\([^)]*\),\s*)?([\w$]+)", s)
+        if c:
+            cur["calls"].add(c.group(1))
+        else:
+            calling = True
+        continue
+    if not s.endswith(";") or s.startswith((".", ")", "(")):
+        continue
+    cur["insns"] += 1
+    if op.startswith(("mul.", "mad.", "madc.")):
+        cur["mul"] += 1
+
+def closure(name):
+    seen, todo = [], [name]
+    while todo:
+        n = todo.pop()
+        if n in seen or n not in funcs:
+            continue
+        seen.append(n)
+        todo.extend(sorted(funcs[n]["calls"]))
+    return seen
+
+probes = {}
+for key, entry, what in (
+        ("fr_mul", "probe_fr_mul", "fe_mul<fr_params>, one Fr Montgomery multiplication"),
+        ("g1_madd", "probe_g1_madd", "g1_xyzz_add_affine, one G1 mixed addition XYZZ + affine"),
+        ("ntt_butterfly", "probe_ntt_bfly",
+         "ntt_bfly_dit forward, one radix-2 butterfly with its twiddle")):
+    fs = closure(entry)
+    names = demangle(fs)
+    probes[key] = {
+        "what": what,
+        "ptx_instructions": sum(funcs[f]["insns"] for f in fs),
+        "ptx_mul": sum(funcs[f]["mul"] for f in fs),
+        "functions": {names[f]: funcs[f]["insns"] for f in fs},
+    }
+
+ok = kernels and all(k.get("registers", 0) > 0 for k in kernels) and all(
+    p["ptx_instructions"] > 0 for p in probes.values())
+json.dump({"arch": "sm_90", "nvcc": version, "flags": "-O2 -std=c++17 -arch=sm_90",
+           "kernels": kernels, "noinline_functions": functions,
+           "device_functions": probes}, sys.stdout, indent=1)
+print()
+sys.exit(0 if ok else 1)
+PY

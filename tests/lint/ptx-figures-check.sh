@@ -1,0 +1,38 @@
+#!/bin/sh
+# bench/ptx-figures.sh where nvcc exists (77, skipped, elsewhere): its JSON
+# must parse and hold every kernel of cuda/ with a register count above
+# zero and spill figures, and the three device functions with non-zero
+# PTX instruction and multiply counts.
+# Usage: ptx-figures-check.sh REPO_ROOT
+set -u
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+"$1/bench/ptx-figures.sh" >"$out"
+rc=$?
+[ "$rc" -eq 77 ] && exit 77
+if [ "$rc" -ne 0 ]; then
+	echo "FAIL: ptx-figures.sh exited $rc"
+	exit 1
+fi
+python3 - "$out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ks = d["kernels"]
+names = " ".join(k["name"] for k in ks)
+bad = [k["name"] for k in ks if not (k["registers"] > 0 and "spill_store_bytes" in k
+                                     and "spill_load_bytes" in k)]
+for want in ("k_group", "k_acc_chunk", "k_reduce", "k_ones", "k_h_pointwise"):
+    if want not in names:
+        bad.append("no kernel " + want)
+for key in ("fr_mul", "g1_madd", "ntt_butterfly"):
+    p = d["device_functions"][key]
+    if not (p["ptx_instructions"] > 0 and p["ptx_mul"] > 0):
+        bad.append(key + " has a zero count")
+if bad:
+    print("FAIL:", bad)
+    sys.exit(1)
+print("ok: %d kernels, fr_mul %d, g1_madd %d, ntt_butterfly %d PTX instructions" % (
+    len(ks), d["device_functions"]["fr_mul"]["ptx_instructions"],
+    d["device_functions"]["g1_madd"]["ptx_instructions"],
+    d["device_functions"]["ntt_butterfly"]["ptx_instructions"]))
+PY
