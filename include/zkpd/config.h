@@ -141,6 +141,10 @@ typedef struct {
 	zkp_address http_listen; /* HOST:PORT of /metrics, /status, /healthz; port 0: off
 				  * (default) */
 	bool http_require_token; /* /metrics and /status need the bearer token */
+	/* [grpc] (the cuzk.v1 service, docs/grpc.md) */
+	zkp_address grpc_listen;  /* unix:PATH or HOST:PORT; tcp with port 0: off (default) */
+	uint64_t grpc_max_message_bytes; /* largest request or answer, default 256 MiB */
+	bool grpc_require_token;  /* with token_file: every call carries the token; default true */
 	/* [circuit.NAME] sections, in file order */
 	zkp_config_circuit *circuits;
 	size_t n_circuits;

@@ -228,7 +228,7 @@ static void begin_section(struct parse_ctx *c, const char *name, size_t len)
 	if (strncmp(c->section, "circuit.", 8) != 0) {
 		fail(c, c->line, ZKP_ERR_CONFIG,
 		     "[%s]: unknown section (expected server, tls, gpus, pipeline, synthesis, "
-		     "memory, log, http or circuit.NAME)", c->section);
+		     "memory, log, http, grpc or circuit.NAME)", c->section);
 		return;
 	}
 	const char *cname = c->section + 8;
@@ -425,6 +425,12 @@ static void check_combinations(struct parse_ctx *c)
 		fail(c, option_line(c, "http", "require_token"), ZKP_ERR_CONFIG,
 		     "http.require_token: set without server.token_file (expected the token "
 		     "to require)");
+	if (cfg->grpc_listen.kind == ZKP_ADDR_TCP && cfg->grpc_listen.port && !tls &&
+	    !cfg->tcp_plaintext)
+		fail(c, option_line(c, "grpc", "listen"), ZKP_ERR_CONFIG,
+		     "grpc.listen: %s:%u without TLS (expected tls.cert and tls.key, or "
+		     "server.tcp_plaintext = true for plaintext TCP)",
+		     cfg->grpc_listen.host, cfg->grpc_listen.port);
 	if (cfg->tls_client_ca && !tls)
 		fail(c, option_line(c, "tls", "client_ca"), ZKP_ERR_CONFIG,
 		     "tls.client_ca: set without tls.cert and tls.key (expected a server "
@@ -557,6 +563,7 @@ static const char value_syntax[][160] = {
 	"path: relative paths are resolved against the configuration file's directory",
 	"devices: auto (every GPU found, else the CPU), cpu, or GPU indices 0..63 such as 0,1",
 	"hostport: HOST:PORT, IPv6 as [::1]:PORT; empty: unset",
+	"endpoint: unix:PATH, or HOST:PORT (IPv6 as [::1]:PORT); empty: unset",
 };
 
 static void enum_choices(const zkp_option *o, char *buf, size_t size)

@@ -23,6 +23,7 @@ enum zkp_opt_type {
 	ZKP_OPT_ENUM,      /* int-sized enum, index into choices */
 	ZKP_OPT_ADDRESSES, /* zkp_address[ZKP_CONFIG_MAX_LISTEN] + size_t count after it */
 	ZKP_OPT_HOSTPORT,  /* zkp_address, tcp: HOST:PORT; empty: port 0 (off) */
+	ZKP_OPT_ENDPOINT,  /* zkp_address, unix:PATH or HOST:PORT; empty: tcp port 0 (off) */
 };
 
 typedef struct {

@@ -111,6 +111,15 @@ const zkp_option zkp_options[] = {
 	  NULL,
 	  "/metrics and /status answer only requests with \"Authorization: Bearer TOKEN\", "
 	  "TOKEN being server.token_file's; /healthz stays open" },
+	{ "grpc", "listen", ZKP_OPT_ENDPOINT, CFG(grpc_listen), 0, NULL, "unset (off)", 0, 0, NULL,
+	  "unix:PATH or HOST:PORT serving the cuzk.v1 gRPC service Curio calls (docs/grpc.md); "
+	  "HOST:PORT follows the TLS rules of tcp: listeners" },
+	{ "grpc", "max_message_bytes", ZKP_OPT_SIZE, CFG(grpc_max_message_bytes), 0, "256M", NULL,
+	  64 * KIB, GIB, NULL, "Largest gRPC request or answer; larger ones fail RESOURCE_EXHAUSTED" },
+	{ "grpc", "require_token", ZKP_OPT_BOOL, CFG(grpc_require_token), 0, "true", NULL, 0, 0,
+	  NULL,
+	  "With server.token_file: calls need \"authorization: Bearer TOKEN\" metadata; false "
+	  "for clients that send none (Curio)" },
 };
 const size_t zkp_n_options = sizeof(zkp_options) / sizeof(zkp_options[0]);
 _Static_assert(sizeof(zkp_options) / sizeof(zkp_options[0]) <= ZKP_OPTIONS_MAX,
@@ -147,7 +156,7 @@ _Static_assert(sizeof(zkp_circuit_options) / sizeof(zkp_circuit_options[0]) <= Z
 	       "raise ZKP_OPTIONS_MAX");
 
 const char *const zkp_config_sections[] = { "server", "tls", "gpus", "pipeline", "synthesis",
-					     "memory", "log", "http", NULL };
+					     "memory", "log", "http", "grpc", NULL };
 
 static void format_size(char *buf, size_t size, uint64_t v)
 {
@@ -226,6 +235,7 @@ const char *zkp_option_type_name(const zkp_option *o)
 	case ZKP_OPT_ENUM: return "enum";
 	case ZKP_OPT_ADDRESSES: return "addresses";
 	case ZKP_OPT_HOSTPORT: return "hostport";
+	case ZKP_OPT_ENDPOINT: return "endpoint";
 	}
 	return "?";
 }
@@ -469,6 +479,22 @@ int zkp_option_set(const zkp_option *o, void *base, const char *text, char *why,
 		zkp_error e = { 0 };
 		memset(&a, 0, sizeof(a));
 		if (*text && zkp_address_parse_host_port(&a, text, &e) < 0) {
+			snprintf(why, whylen, "%s", e.msg);
+			return ZKP_ERR_CONFIG;
+		}
+		*(zkp_address *)slot = a;
+		return 0;
+	}
+	case ZKP_OPT_ENDPOINT: {
+		zkp_address a;
+		zkp_error e = { 0 };
+		memset(&a, 0, sizeof(a));
+		int bad = 0;
+		if (strncmp(text, "unix:", 5) == 0)
+			bad = zkp_address_parse(&a, text, &e) < 0;
+		else if (*text)
+			bad = zkp_address_parse_host_port(&a, text, &e) < 0;
+		if (bad) {
 			snprintf(why, whylen, "%s", e.msg);
 			return ZKP_ERR_CONFIG;
 		}

@@ -28,6 +28,7 @@
 #include <openssl/ssl.h>
 #include <uv.h>
 
+#include "cuzk_server.h"
 #include "engine.h"
 #include "journal.h"
 #include "server.h"
@@ -93,6 +94,7 @@ struct zkp_server {
 	uv_signal_t sigterm, sigint;
 	zkp_engine *engine;
 	zkp_journal *journal; /* NULL: server.journal_dir unset */
+	zkp_cuzk_server *grpc; /* NULL: grpc.listen unset */
 	zkp_session_ctx ctx;
 	zkp_server_stats stats; /* loop thread */
 	pthread_mutex_t shared_lock;
@@ -822,6 +824,7 @@ static void deliver(void *arg, const zkp_engine_event *ev)
 		next = c->next;
 		zkp_session_event(c->session, ev);
 	}
+	zkp_cuzk_server_event(s->grpc, ev);
 }
 
 /* The journal's writer thread has finished work. */
@@ -834,6 +837,7 @@ static void journal_wake(void *arg)
 static void drain_events(zkp_server *s)
 {
 	size_t n;
+	zkp_cuzk_server_poll(s->grpc);
 	zkp_journal_poll(s->journal, s->engine);
 	while ((n = zkp_engine_poll(s->engine, s->events, EVENTS_PER_POLL)) > 0) {
 		for (size_t i = 0; i < n; i++) {
@@ -865,6 +869,7 @@ static void on_tick(uv_timer_t *t)
 		next = c->next;
 		zkp_session_tick(c->session, now);
 	}
+	zkp_cuzk_server_tick(s->grpc, now);
 	drain_events(s);
 }
 
@@ -943,6 +948,7 @@ static void on_signal(uv_signal_t *h, int signum)
 	s->draining = true;
 	s->stats.accepting = false;
 	close_listeners(s);
+	zkp_cuzk_server_drain(s->grpc);
 	zkp_engine_drain(s->engine);
 	uv_timer_start(&s->grace, on_grace, s->cfg->shutdown_grace_ms, 0);
 	drain_events(s);
@@ -1040,6 +1046,11 @@ int zkp_server_new(zkp_server **ret, const zkp_config *cfg, zkp_error *err)
 			goto fail;
 		s->ctx.journal = s->journal;
 	}
+	if (cfg->grpc_listen.kind == ZKP_ADDR_UNIX || cfg->grpc_listen.port) {
+		rc = zkp_cuzk_server_new(&s->grpc, cfg, &s->ctx, engine_notify, s, err);
+		if (rc)
+			goto fail;
+	}
 	for (size_t i = 0; i < cfg->n_listen; i++) {
 		s->listeners[i].addr = cfg->listen[i];
 		s->listeners[i].tls = cfg->listen[i].kind == ZKP_ADDR_TCP && s->tls_ctx;
@@ -1055,6 +1066,7 @@ int zkp_server_new(zkp_server **ret, const zkp_config *cfg, zkp_error *err)
 	return 0;
 fail:
 	close_listeners(s);
+	zkp_cuzk_server_free(s->grpc);
 	zkp_engine_free(s->engine);
 	s->engine = NULL;
 	zkp_journal_free(s->journal);
@@ -1076,8 +1088,11 @@ fail:
 int zkp_server_run(zkp_server *s)
 {
 	uv_run(&s->loop, UV_RUN_DEFAULT);
-	/* Every connection is closed; the engine's threads are idle. Free it
-	 * while the wake handle still exists, then close that too. */
+	/* Every connection is closed; the engine's threads are idle. Free the
+	 * gRPC front end's sessions, then the engine, while the wake handle
+	 * still exists; then close that too. */
+	zkp_cuzk_server_free(s->grpc);
+	s->grpc = NULL;
 	zkp_engine_free(s->engine);
 	s->engine = NULL;
 	uv_close((uv_handle_t *)&s->wake, NULL);
@@ -1089,6 +1104,7 @@ void zkp_server_free(zkp_server *s)
 {
 	if (!s)
 		return;
+	zkp_cuzk_server_free(s->grpc);
 	if (s->engine) {
 		zkp_engine_free(s->engine);
 		s->engine = NULL;

@@ -356,11 +356,11 @@ static void test_structure_errors(void **state)
 		   "journal_dir, tcp_plaintext, token_file, socket_owner, socket_group)");
 	expect_err("[log]\n[bogus]\nlevel = info\n",
 		   "t.ini:2: [bogus]: unknown section (expected server, tls, gpus, "
-		   "pipeline, synthesis, memory, log, http or circuit.NAME)");
+		   "pipeline, synthesis, memory, log, http, grpc or circuit.NAME)");
 	/* a section with no keys is still checked */
 	expect_err("[bogus]\n",
 		   "t.ini:1: [bogus]: unknown section (expected server, tls, gpus, "
-		   "pipeline, synthesis, memory, log, http or circuit.NAME)");
+		   "pipeline, synthesis, memory, log, http, grpc or circuit.NAME)");
 	expect_err("level = info\n",
 		   "t.ini:1: level: key outside any section (expected a [section] line before "
 		   "it)");
@@ -478,7 +478,7 @@ static void test_circuits(void **state)
 		   "t.ini:9: [circuit.x]: circuit defined twice (expected one section per "
 		   "circuit)");
 	expect_err("[circuit]\n", "t.ini:1: [circuit]: unknown section (expected server, tls, "
-				  "gpus, pipeline, synthesis, memory, log, http or circuit.NAME)");
+				  "gpus, pipeline, synthesis, memory, log, http, grpc or circuit.NAME)");
 }
 
 static void test_load(void **state)
@@ -747,6 +747,28 @@ static void test_http_and_log_format(void **state)
 		   "t.ini:2: http.listen: bad port \"x\" in \"127.0.0.1:x\" (expected 1..65535)");
 	expect_err("[http]\nport = 1\n",
 		   "t.ini:2: http.port: unknown key (expected one of listen, require_token)");
+	/* [grpc] listen: unix:PATH or HOST:PORT, TCP under the TLS rule */
+	expect_ok(&cfg, "[grpc]\nlisten = unix:/run/zkpd/cuzk.sock\nrequire_token = false\n");
+	assert_int_equal(cfg.grpc_listen.kind, ZKP_ADDR_UNIX);
+	assert_string_equal(cfg.grpc_listen.path, "/run/zkpd/cuzk.sock");
+	assert_false(cfg.grpc_require_token);
+	assert_int_equal(cfg.grpc_max_message_bytes, 256u << 20);
+	zkp_config_release(&cfg);
+	expect_ok(&cfg, "[server]\ntcp_plaintext = true\n[grpc]\nlisten = [::1]:9820\n"
+			"max_message_bytes = 64M\n");
+	assert_int_equal(cfg.grpc_listen.kind, ZKP_ADDR_TCP);
+	assert_string_equal(cfg.grpc_listen.host, "::1");
+	assert_int_equal(cfg.grpc_listen.port, 9820);
+	assert_int_equal(cfg.grpc_max_message_bytes, 64u << 20);
+	zkp_config_release(&cfg);
+	expect_err("[grpc]\nlisten = 127.0.0.1:9820\n",
+		   "t.ini:2: grpc.listen: 127.0.0.1:9820 without TLS (expected tls.cert and "
+		   "tls.key, or server.tcp_plaintext = true for plaintext TCP)");
+	expect_err("[grpc]\nlisten = 127.0.0.1\n",
+		   "t.ini:2: grpc.listen: no port in \"127.0.0.1\" (expected HOST:PORT)");
+	expect_err("[grpc]\nmax_message_bytes = 2G\n",
+		   "t.ini:2: grpc.max_message_bytes: out of range: \"2G\" (expected bytes with an "
+		   "optional K, M, G or T suffix, 64K..1G)");
 	expect_err("[log]\nformat = xml\n",
 		   "t.ini:2: log.format: bad value \"xml\" (expected text or json)");
 

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The cuzk.v1 gRPC service (grpc.listen) of a real zkpd, called as Curio
+# calls it: cuzk_test.py (Debian's python3-grpcio, stubs generated from our
+# proto/cuzk/v1/proving.proto) proves a 2 KiB PoRep C1 in Curio's wrapper
+# and WinningPoSts (INSECURE development keys, scripts/dev-key), checks
+# request_id idempotency, Await timeouts, Cancel, deadlines, Preload/Evict,
+# Status and Metrics, bearer tokens and an oversize message, then runs 200
+# concurrent gRPC calls beside framed clients and times one proof through
+# both front ends. The proofs it wrote are checked here with zkp.
+# Usage: run.sh BUILD_DIR WORK_DIR
+set -euo pipefail
+
+source "$(dirname "${BASH_SOURCE[0]}")/../daemon/lib.sh"
+
+set_paths "$1" "$2"
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+make_work_dir
+pick_sock grpc
+trap cleanup EXIT
+run_timeout=600
+py=/usr/bin/python3
+
+if ! "$py" -c 'import grpc, google.protobuf' 2>/dev/null || ! command -v protoc >/dev/null; then
+	bad "python3-grpcio, python3-protobuf and protoc are installed" "run scripts/setup"
+	exit 1
+fi
+mkdir gen
+protoc --python_out=gen -I"$src/proto" "$src/proto/cuzk/v1/proving.proto"
+ok "Python stubs generated from proto/cuzk/v1/proving.proto"
+
+for k in porep-2k post-winning-2k; do
+	if ! dir=$("$src/scripts/dev-key" "$k" "$build"); then
+		bad "the $k development key is made or found in the cache" "scripts/dev-key failed"
+		exit 1
+	fi
+	eval "dir_${k//-/_}=\$dir"
+done
+ok "the development keys are made or found in the cache"
+
+prover=$(printf '%062d2a' 0)
+ticket=$(printf '%02x' $(seq 1 32) | tr -d '\n')
+seed=$(printf '%02x' $(seq 101 132) | tr -d '\n')
+rnd=$(printf '%02x' $(seq 11 42) | tr -d '\n' | sed 's/..$/05/')
+expect 0 "seal a 2 KiB sector (its C1)" "$zkp" porep seal --sector-size 2KiB --random 5 \
+	--prover-id "$prover" --sector-id 5 --ticket "$ticket" --seed "$seed" \
+	--mode interactive -o c1.json
+expect 0 "a WinningPoSt vanilla proof" "$zkp" post dev-vanilla --proof-type 0 --random 3 \
+	--prover-id "$prover" --ticket "$ticket" --sector-ids 24 --randomness "$rnd" -o winning
+
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >token
+chmod 600 token
+grpc_sock=$(dirname "$sock")/cuzk.sock
+cat >zkpd.ini <<EOF
+[server]
+listen = unix:$sock
+token_file = $work/token
+journal_dir = $work/journal
+
+[grpc]
+listen = unix:$grpc_sock
+max_message_bytes = 4M
+
+[gpus]
+devices = cpu
+
+[circuit.porep-2k]
+pce = $dir_porep_2k/porep-2k.pce
+key = $dir_porep_2k/porep-2k.INSECURE-DEV.params
+key_format = bellman
+porep_sector_size = 2K
+preload = true
+
+[circuit.winning-2k]
+pce = $dir_post_winning_2k/post-winning-2k.pce
+key = $dir_post_winning_2k/post-winning-2k.INSECURE-DEV.params
+key_format = bellman
+winning_post_sector_size = 2K
+preload = true
+EOF
+launch_zkpd zkpd.log --config zkpd.ini
+ctl=("$zkpctl" --connect "unix:$sock" --token-file token)
+if ! wait_healthy "$pid" 300 "${ctl[@]}"; then
+	bad "zkpd starts with the gRPC listener" "log: $(tail -5 zkpd.log | tr '\n' ' ')"
+	exit 1
+fi
+check "zkpd says it serves cuzk.v1" "$(grep grpc zkpd.log | head -2)" has "serving cuzk.v1" zkpd.log
+check "the gRPC socket has server.socket_mode" "$(stat -c %a "$grpc_sock")" \
+	test "$(stat -c %a "$grpc_sock")" = 660
+
+rc=0
+timeout 900 "$py" "$src/tests/integration/grpc/cuzk_test.py" --target "unix:$grpc_sock" \
+	--gen-dir gen --token "$(cat token)" --c1 c1.json --winning winning/sector-24.bin \
+	--randomness "$rnd" --zkpctl "$zkpctl" --framed "unix:$sock" --token-file token \
+	--out-dir . --max-message $((4 << 20)) | tee py.txt || rc=$?
+pass=$((pass + $(grep -c '^ok - ' py.txt || true)))
+failed=$((failed + $(grep -c '^FAIL - ' py.txt || true)))
+[ "$rc" -eq 0 ] || [ "$(grep -c '^FAIL - ' py.txt || true)" -gt 0 ] ||
+	bad "cuzk_test.py ran to its end" "exit $rc"
+
+vk=$dir_porep_2k/porep-2k.INSECURE-DEV.vk
+expect 0 "zkp porep verify accepts the gRPC PoRep proof" "$zkp" porep verify --vk "$vk" \
+	--c1 c1.json --proof grpc-c2.bin --prover-id "$prover" --sector-id 5
+check "zkp porep verify says valid" "$(said)" grep -qx valid out.txt
+expect 0 "the framed client proves the same WinningPoSt with public inputs" "${ctl[@]}" post \
+	winning-2k --proof-type 0 --randomness "$rnd" --out framed.bin --public-json win.json \
+	winning/sector-24.bin
+expect 0 "zkp verify accepts the gRPC WinningPoSt proof for those inputs" "$zkp" verify \
+	--vk "$dir_post_winning_2k/post-winning-2k.INSECURE-DEV.vk" --proof grpc-winning.bin \
+	--public win.json
+check "zkp verify says valid" "$(said)" grep -qx valid out.txt
+expect 0 "the daemon keeps serving" "${ctl[@]}" health
+stop_zkpd
+check "the gRPC socket is removed at exit" "$(ls "$(dirname "$grpc_sock")")" test ! -e "$grpc_sock"
+grep '^figures ' py.txt || true
+
+echo "# $pass passed, $failed failed"
+[ "$failed" -eq 0 ]
