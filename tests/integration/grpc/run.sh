@@ -6,7 +6,8 @@
 # request_id idempotency, Await timeouts, Cancel, deadlines, Preload/Evict,
 # Status and Metrics, bearer tokens and an oversize message, then runs 200
 # concurrent gRPC calls beside framed clients and times one proof through
-# both front ends. The proofs it wrote are checked here with zkp.
+# both front ends. The proofs it wrote are checked here with zkp; then a
+# second zkpd serves gRPC on TCP with TLS and client certificates.
 # Usage: run.sh BUILD_DIR WORK_DIR
 set -euo pipefail
 
@@ -111,6 +112,88 @@ check "zkp verify says valid" "$(said)" grep -qx valid out.txt
 expect 0 "the daemon keeps serving" "${ctl[@]}" health
 stop_zkpd
 check "the gRPC socket is removed at exit" "$(ls "$(dirname "$grpc_sock")")" test ! -e "$grpc_sock"
+
+# --- TLS with client certificates on a TCP gRPC listener -----------------------
+pki=$work/pki-test-only
+mkdir -p "$pki"
+ca() {
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+		-keyout "$pki/$1.key" -out "$pki/$1.pem" -subj "/CN=zkpd $1 (test only)" \
+		-addext basicConstraints=critical,CA:TRUE \
+		-addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
+}
+leaf() { # NAME CA EXTENSIONS
+	printf '%b\n' "$3" >"$pki/$1.ext"
+	openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-keyout "$pki/$1.key" -out "$pki/$1.csr" -subj "/CN=zkpd $1 (test only)" 2>/dev/null
+	openssl x509 -req -in "$pki/$1.csr" -CA "$pki/$2.pem" -CAkey "$pki/$2.key" \
+		-CAcreateserial -days 2 -out "$pki/$1.pem" -extfile "$pki/$1.ext" 2>/dev/null
+}
+ca ca
+ca other-ca
+leaf server ca 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth'
+leaf client ca 'extendedKeyUsage=clientAuth'
+leaf stranger other-ca 'extendedKeyUsage=clientAuth'
+chmod 600 "$pki"/*.key
+port=$(free_port)
+cat >tls.ini <<EOF
+[server]
+listen = unix:$sock
+
+[tls]
+cert = $pki/server.pem
+key = $pki/server.key
+client_ca = $pki/ca.pem
+
+[grpc]
+listen = 127.0.0.1:$port
+
+[gpus]
+devices = cpu
+
+[circuit.winning-2k]
+pce = $dir_post_winning_2k/post-winning-2k.pce
+key = $dir_post_winning_2k/post-winning-2k.INSECURE-DEV.params
+key_format = bellman
+winning_post_sector_size = 2K
+EOF
+launch_zkpd tls.log --config tls.ini
+if ! wait_healthy "$pid" 300 "$zkpctl" --connect "unix:$sock"; then
+	bad "zkpd starts with a TLS gRPC listener" "log: $(tail -5 tls.log | tr '\n' ' ')"
+else
+	check "it says TLS with client certificates" "$(grep grpc tls.log)" \
+		has "127.0.0.1:$port (TLS, client certificates required)" tls.log
+	tls_status() { # CLIENT|stranger|none|plain: prints OK or the status code
+		"$py" - "$port" "$pki" "$1" gen <<'PYEOF'
+import sys, grpc
+port, pki, who, gen = sys.argv[1:]
+sys.path.insert(0, gen)
+from cuzk.v1 import proving_pb2 as pb
+rd = lambda n: open("%s/%s" % (pki, n), "rb").read()
+if who == "plain":
+    ch = grpc.insecure_channel("127.0.0.1:" + port)
+else:
+    creds = grpc.ssl_channel_credentials(
+        rd("ca.pem"), *((rd(who + ".key"), rd(who + ".pem")) if who != "none" else ()))
+    ch = grpc.secure_channel("127.0.0.1:" + port, creds)
+f = ch.unary_unary("/cuzk.v1.ProvingEngine/GetStatus",
+                   request_serializer=pb.GetStatusRequest.SerializeToString,
+                   response_deserializer=pb.GetStatusResponse.FromString)
+try:
+    f(pb.GetStatusRequest(), timeout=10)
+    print("OK")
+except grpc.RpcError as e:
+    print(e.code().name)
+PYEOF
+	}
+	check "a client with a certificate of the CA is served" "$(tls_status client)" \
+		test "$(tls_status client)" = OK
+	for who in stranger none plain; do
+		got=$(tls_status "$who")
+		check "a $who client is refused" "$got" test "$got" != OK -a -n "$got"
+	done
+	stop_zkpd
+fi
 grep '^figures ' py.txt || true
 
 echo "# $pass passed, $failed failed"
