@@ -446,6 +446,8 @@ static void result_of(Cuzk__V1__AwaitProofResponse *r, const Zkpd__V1__JobResult
 	if (res->error_code && *res->error_code) {
 		snprintf(errbuf, errlen, "%s: %s", res->error_code, res->error_message);
 		r->error_message = errbuf;
+	} else if (res->error_message && *res->error_message) {
+		r->error_message = res->error_message;
 	}
 	double st[ZKPD__V1__STAGE__STAGE_DONE + 1] = { 0 };
 	for (size_t i = 0; i < res->n_stages; i++)

@@ -50,6 +50,9 @@ def main():
     ap.add_argument("--token-file", required=True)
     ap.add_argument("--out-dir", required=True)      # proofs written for run.sh to verify
     ap.add_argument("--max-message", type=int, required=True)
+    ap.add_argument("--window", required=True)       # WindowPoSt sector proofs, comma-separated
+    ap.add_argument("--snap", required=True)         # a SnapDeals PartitionProof (bincode)
+    ap.add_argument("--snap-comms", required=True)   # comm_r_old,comm_d_new,comm_r_new (hex)
     a = ap.parse_args()
 
     sys.path.insert(0, a.gen_dir)
@@ -101,6 +104,9 @@ def main():
                                      miner_id=1000, randomness=rnd)
 
     figures = {}
+    window = [open(f, "rb").read() for f in a.window.split(",")]
+    snap = open(a.snap, "rb").read()
+    r_old, d_new, r_new = (bytes.fromhex(h) for h in a.snap_comms.split(","))
 
     # --- authentication ------------------------------------------------------
     code, msg = code_of(Status, pb.GetStatusRequest(), md=())
@@ -119,8 +125,9 @@ def main():
             break
         time.sleep(0.5)
     kinds = {q.proof_kind for q in st.queues}
-    check("GetStatus lists the proof kinds configured",
-          {"POREP_SEAL_COMMIT", "WINNING_POST"} <= kinds, str(kinds))
+    check("GetStatus lists the proof kinds configured", kinds == {
+        "POREP_SEAL_COMMIT", "WINNING_POST", "WINDOW_POST_PARTITION", "SNAP_DEALS_UPDATE"},
+          str(kinds))
     srs = {s.circuit_id: s for s in st.loaded_srs}
     check("GetStatus shows the preloaded circuits HOT with their sizes",
           "porep-2k" in srs and srs["porep-2k"].tier == pb.SRSStatus.HOT
@@ -139,6 +146,32 @@ def main():
     check("its timings are filled", r.total_ms > 0 and r.gpu_compute_ms > 0
           and r.synthesis_ms > 0, str(r))
     open(os.path.join(a.out_dir, "grpc-c2.bin"), "wb").write(r.proof)
+
+    # --- the other kinds Curio sends --------------------------------------------
+    req = pb.SubmitProofRequest(request_id="wdpost-1000-0", proof_kind=pb.WINDOW_POST_PARTITION,
+                                sector_size=2048, registered_proof=5, priority=pb.HIGH,
+                                vanilla_proofs=window, miner_id=1000, randomness=rnd,
+                                partition_index=0)
+    r = Prove(pb.ProveRequest(submit=req), metadata=good, timeout=300).result
+    check("Prove of a WindowPoSt partition completes",
+          r.status == pb.AwaitProofResponse.COMPLETED and len(r.proof) == 192,
+          "%s %s" % (r.status, r.error_message))
+    open(os.path.join(a.out_dir, "grpc-window.bin"), "wb").write(r.proof)
+    req = pb.SubmitProofRequest(request_id="snap-1000-5", proof_kind=pb.SNAP_DEALS_UPDATE,
+                                sector_size=2048, registered_proof=0, priority=pb.NORMAL,
+                                vanilla_proofs=[snap], sector_number=5, miner_id=1000,
+                                comm_r_old=r_old, comm_r_new=r_new, comm_d_new=d_new)
+    r = Prove(pb.ProveRequest(submit=req), metadata=good, timeout=300).result
+    check("Prove of a SnapDeals update completes",
+          r.status == pb.AwaitProofResponse.COMPLETED and len(r.proof) == 192,
+          "%s %s" % (r.status, r.error_message))
+    open(os.path.join(a.out_dir, "grpc-snap.bin"), "wb").write(r.proof)
+    req.request_id = "snap-1000-5-other"
+    req.comm_r_new = bytes(32)
+    r = Prove(pb.ProveRequest(submit=req), metadata=good, timeout=300).result
+    check("a SnapDeals update with another comm_r_new ends FAILED, naming why",
+          r.status == pb.AwaitProofResponse.FAILED and "ERR_" in r.error_message,
+          "%s %s" % (r.status, r.error_message))
 
     # --- idempotency: Submit twice, one job -----------------------------------
     s1 = Submit(porep("porep-1000-6"), metadata=good, timeout=30)

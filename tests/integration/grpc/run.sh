@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The cuzk.v1 gRPC service (grpc.listen) of a real zkpd, called as Curio
 # calls it: cuzk_test.py (Debian's python3-grpcio, stubs generated from our
-# proto/cuzk/v1/proving.proto) proves a 2 KiB PoRep C1 in Curio's wrapper
-# and WinningPoSts (INSECURE development keys, scripts/dev-key), checks
+# proto/cuzk/v1/proving.proto) proves a 2 KiB PoRep C1 in Curio's wrapper,
+# a SnapDeals update, a WindowPoSt partition and WinningPoSts (INSECURE
+# development keys, scripts/dev-key), checks
 # request_id idempotency, Await timeouts, Cancel, deadlines, Preload/Evict,
 # Status and Metrics, bearer tokens and an oversize message, then runs 200
 # concurrent gRPC calls beside framed clients and times one proof through
@@ -29,7 +30,7 @@ mkdir gen
 protoc --python_out=gen -I"$src/proto" "$src/proto/cuzk/v1/proving.proto"
 ok "Python stubs generated from proto/cuzk/v1/proving.proto"
 
-for k in porep-2k post-winning-2k; do
+for k in porep-2k post-winning-2k post-window-2k snap-2k; do
 	if ! dir=$("$src/scripts/dev-key" "$k" "$build"); then
 		bad "the $k development key is made or found in the cache" "scripts/dev-key failed"
 		exit 1
@@ -47,6 +48,14 @@ expect 0 "seal a 2 KiB sector (its C1)" "$zkp" porep seal --sector-size 2KiB --r
 	--mode interactive -o c1.json
 expect 0 "a WinningPoSt vanilla proof" "$zkp" post dev-vanilla --proof-type 0 --random 3 \
 	--prover-id "$prover" --ticket "$ticket" --sector-ids 24 --randomness "$rnd" -o winning
+expect 0 "a WindowPoSt partition's vanilla proofs" "$zkp" post dev-vanilla --proof-type 5 \
+	--random 3 --prover-id "$prover" --ticket "$ticket" --sector-ids 21,22 --randomness "$rnd" \
+	-o window
+expect 0 "a SnapDeals update's vanilla proof" "$zkp" snap dev-update --sector-size 2KiB \
+	--random 5 --prover-id "$prover" --sector-id 5 --ticket "$ticket" --data-seed 6 -o up
+field() { sed -n "s/.*\"$1\": \"\([0-9a-f]*\)\".*/\1/p" up/public.json; }
+snap_pub=(--sector-size 2KiB --comm-r-old "$(field comm_r_old)" --comm-d-new "$(field comm_d_new)"
+	--comm-r-new "$(field comm_r_new)")
 
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >token
 chmod 600 token
@@ -77,6 +86,20 @@ key = $dir_post_winning_2k/post-winning-2k.INSECURE-DEV.params
 key_format = bellman
 winning_post_sector_size = 2K
 preload = true
+
+[circuit.window-2k]
+pce = $dir_post_window_2k/post-window-2k.pce
+key = $dir_post_window_2k/post-window-2k.INSECURE-DEV.params
+key_format = bellman
+window_post_sector_size = 2K
+preload = true
+
+[circuit.snap-2k]
+pce = $dir_snap_2k/snap-2k.pce
+key = $dir_snap_2k/snap-2k.INSECURE-DEV.params
+key_format = bellman
+snap_sector_size = 2K
+preload = true
 EOF
 launch_zkpd zkpd.log --config zkpd.ini
 ctl=("$zkpctl" --connect "unix:$sock" --token-file token)
@@ -92,7 +115,10 @@ rc=0
 timeout 900 "$py" "$src/tests/integration/grpc/cuzk_test.py" --target "unix:$grpc_sock" \
 	--gen-dir gen --token "$(cat token)" --c1 c1.json --winning winning/sector-24.bin \
 	--randomness "$rnd" --zkpctl "$zkpctl" --framed "unix:$sock" --token-file token \
-	--out-dir . --max-message $((4 << 20)) | tee py.txt || rc=$?
+	--out-dir . --max-message $((4 << 20)) --window window/sector-21.bin,window/sector-22.bin \
+	--snap up/partition-0.bin \
+	--snap-comms "$(field comm_r_old),$(field comm_d_new),$(field comm_r_new)" | tee py.txt ||
+	rc=$?
 pass=$((pass + $(grep -c '^ok - ' py.txt || true)))
 failed=$((failed + $(grep -c '^FAIL - ' py.txt || true)))
 [ "$rc" -eq 0 ] || [ "$(grep -c '^FAIL - ' py.txt || true)" -gt 0 ] ||
@@ -109,6 +135,16 @@ expect 0 "zkp verify accepts the gRPC WinningPoSt proof for those inputs" "$zkp"
 	--vk "$dir_post_winning_2k/post-winning-2k.INSECURE-DEV.vk" --proof grpc-winning.bin \
 	--public win.json
 check "zkp verify says valid" "$(said)" grep -qx valid out.txt
+expect 0 "the framed client proves the WindowPoSt partition with public inputs" "${ctl[@]}" \
+	post window-2k --proof-type 5 --randomness "$rnd" --out framed-window.bin \
+	--public-json window.json window/sector-21.bin window/sector-22.bin
+expect 0 "zkp verify accepts the gRPC WindowPoSt proof for those inputs" "$zkp" verify \
+	--vk "$dir_post_window_2k/post-window-2k.INSECURE-DEV.vk" --proof grpc-window.bin \
+	--public window.json
+check "zkp verify says valid" "$(said)" grep -qx valid out.txt
+expect 0 "zkp snap verify accepts the gRPC SnapDeals proof" "$zkp" snap verify "${snap_pub[@]}" \
+	--vk "$dir_snap_2k/snap-2k.INSECURE-DEV.vk" --proof grpc-snap.bin
+check "zkp snap verify says valid" "$(said)" has '^valid' out.txt
 expect 0 "the daemon keeps serving" "${ctl[@]}" health
 stop_zkpd
 check "the gRPC socket is removed at exit" "$(ls "$(dirname "$grpc_sock")")" test ! -e "$grpc_sock"
