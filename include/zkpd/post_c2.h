@@ -60,8 +60,9 @@ int zkp_post_partition_from_bundle(zkp_post_partition *ret, enum zkp_post_kind k
 				   zkp_error *err);
 void zkp_post_partition_release(zkp_post_partition *p);
 
-/* The public inputs after ONE (zkp_post_inputs(shape) - 1 values). */
-void zkp_post_partition_public_inputs(zkp_fr *out, const zkp_post_partition *p);
+/* The public inputs after ONE (zkp_post_inputs(shape) - 1 values).
+ * Errors: ZKP_ERR_NOMEM (out is then unset). */
+int zkp_post_partition_public_inputs(zkp_fr *out, const zkp_post_partition *p, zkp_error *err);
 /* The witness (inputs + aux values), its public inputs compared with the
  * derived ones (ZKP_ERR_MISMATCH naming the first that differs). */
 int zkp_post_partition_witness(zkp_fr *w, uint64_t inputs, uint64_t aux,

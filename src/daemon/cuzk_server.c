@@ -63,6 +63,8 @@ struct gcall {
 	tag t_new, t_recv, t_close, t_send;
 	atomic_int refs;
 	atomic_bool closed; /* the call ended (CLOSE completed) */
+	atomic_bool answering; /* answer() started */
+	bool counted; /* counts in open */
 	/* Set by the gRPC thread before the call reaches the inbox. */
 	zkp_cuzk_request req;
 	uint8_t *auth_env; /* Authenticate envelope, or NULL */
@@ -96,6 +98,10 @@ struct zkp_cuzk_server {
 	bool shutting_down, shutdown_done;
 	tag t_shutdown;
 	gcall *live; /* loop thread: calls with a session */
+	/* Figures (any thread). */
+	atomic_uint_fast64_t answered[ZKP_GRPC_CODES];
+	atomic_uint_fast64_t abandoned;
+	atomic_uint open;
 };
 
 /* ---- calls ---- */
@@ -104,6 +110,11 @@ static void call_unref(gcall *c)
 {
 	if (atomic_fetch_sub(&c->refs, 1) != 1)
 		return;
+	if (c->counted) {
+		atomic_fetch_sub(&c->g->open, 1);
+		if (!atomic_load(&c->answering))
+			atomic_fetch_add(&c->g->abandoned, 1);
+	}
 	if (c->call)
 		grpc_call_unref(c->call);
 	grpc_call_details_destroy(&c->details);
@@ -126,6 +137,9 @@ static void answer(gcall *c, int code, const uint8_t *msg, size_t len, const cha
 	grpc_op ops[3];
 	memset(ops, 0, sizeof(ops));
 	size_t n = 0;
+	atomic_store(&c->answering, true);
+	if (code >= 0 && code < ZKP_GRPC_CODES)
+		atomic_fetch_add(&c->g->answered[code], 1);
 	ops[n++].op = GRPC_OP_SEND_INITIAL_METADATA;
 	if (code == ZKP_GRPC_OK) {
 		grpc_slice s = grpc_slice_from_copied_buffer((const char *)msg, len);
@@ -161,6 +175,7 @@ static gcall *call_new(zkp_cuzk_server *g)
 	c->t_send = (tag){ TAG_SEND, c };
 	atomic_init(&c->refs, 1);
 	atomic_init(&c->closed, false);
+	atomic_init(&c->answering, false);
 	return c;
 }
 
@@ -220,6 +235,8 @@ static int pack_authenticate(gcall *c, const char *token)
 /* NEW completed: start reading the call. gRPC thread. */
 static void on_new(gcall *c)
 {
+	c->counted = true;
+	atomic_fetch_add(&c->g->open, 1);
 	char *peer = grpc_call_get_peer(c->call);
 	snprintf(c->peer, sizeof(c->peer), "%s", peer ? peer : "?");
 	gpr_free(peer);
@@ -259,10 +276,13 @@ static void on_recv(gcall *c, bool ok)
 		call_unref(c);
 		return;
 	}
-	if (!ok || !c->recv) {
-		if (!atomic_load(&c->closed))
-			answer(c, ZKP_GRPC_INVALID_ARGUMENT, NULL, 0,
-			       "no request message (expected one per call)");
+	if (!ok) { /* the call failed under gRPC: cancelled, or over max_message_bytes */
+		call_unref(c);
+		return;
+	}
+	if (!c->recv) {
+		answer(c, ZKP_GRPC_INVALID_ARGUMENT, NULL, 0,
+		       "no request message (expected one per call)");
 		call_unref(c);
 		return;
 	}
@@ -505,6 +525,15 @@ void zkp_cuzk_server_tick(zkp_cuzk_server *g, double now)
 		if (c->session && !c->answered)
 			zkp_session_tick(c->session, now);
 	reap(g);
+}
+
+void zkp_cuzk_server_stats_get(zkp_cuzk_server *g, zkp_server_stats *ret)
+{
+	ret->grpc = true;
+	for (int i = 0; i < ZKP_GRPC_CODES; i++)
+		ret->grpc_answered[i] = atomic_load(&g->answered[i]);
+	ret->grpc_abandoned = atomic_load(&g->abandoned);
+	ret->grpc_open = atomic_load(&g->open);
 }
 
 void zkp_cuzk_server_drain(zkp_cuzk_server *g)

@@ -55,6 +55,10 @@ void zkp_cuzk_server_tick(zkp_cuzk_server *g, double now);
  * calls already open are answered as their jobs end. */
 void zkp_cuzk_server_drain(zkp_cuzk_server *g);
 
+/* The gRPC figures of zkp_server_stats (grpc_answered, grpc_abandoned,
+ * grpc_open). Any thread. */
+void zkp_cuzk_server_stats_get(zkp_cuzk_server *g, zkp_server_stats *ret);
+
 /* Cancels the calls still open, stops gRPC, joins the thread and frees
  * every session (before the engine is freed). NULL is a no-op. Loop
  * thread, after the loop stopped. */

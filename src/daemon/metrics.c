@@ -230,6 +230,24 @@ char *zkp_metrics_text(zkp_engine *e, const zkp_server_stats *ss)
 	one(f, "protocol_errors_total", "counter",
 	    "Frames refused: oversized, empty or not an Envelope.",
 	    (double)ss->protocol_errors);
+	if (ss->grpc) {
+		static const char *const codes[ZKP_GRPC_CODES] = {
+			"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
+			"NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
+			"FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
+			"INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
+		};
+		fprintf(f, "# HELP zkpd_grpc_calls_total gRPC (cuzk.v1) calls answered, by status "
+			   "code.\n# TYPE zkpd_grpc_calls_total counter\n");
+		for (int i = 0; i < ZKP_GRPC_CODES; i++)
+			if (i == 0 || ss->grpc_answered[i])
+				fprintf(f, "zkpd_grpc_calls_total{code=\"%s\"} %llu\n", codes[i],
+					(unsigned long long)ss->grpc_answered[i]);
+		one(f, "grpc_calls_abandoned_total", "counter",
+		    "gRPC calls whose client cancelled or whose deadline passed before the answer.",
+		    (double)ss->grpc_abandoned);
+		one(f, "grpc_calls_open", "gauge", "gRPC calls open now.", ss->grpc_open);
+	}
 
 	zkp_engine_status_release(&st);
 	if (fclose(f)) {

@@ -837,6 +837,8 @@ static void journal_wake(void *arg)
 static void drain_events(zkp_server *s)
 {
 	size_t n;
+	if (s->grpc)
+		zkp_cuzk_server_stats_get(s->grpc, &s->stats);
 	zkp_cuzk_server_poll(s->grpc);
 	zkp_journal_poll(s->journal, s->engine);
 	while ((n = zkp_engine_poll(s->engine, s->events, EVENTS_PER_POLL)) > 0) {
@@ -862,6 +864,8 @@ static void on_tick(uv_timer_t *t)
 {
 	zkp_server *s = t->data;
 	double now = zkp_session_now();
+	if (s->grpc)
+		zkp_cuzk_server_stats_get(s->grpc, &s->stats);
 	pthread_mutex_lock(&s->shared_lock);
 	s->shared = s->stats;
 	pthread_mutex_unlock(&s->shared_lock);

@@ -35,6 +35,9 @@
 #include "journal.h"
 #include "zkpd/config.h"
 
+/* gRPC status codes 0 (OK) to 16 (UNAUTHENTICATED). */
+#define ZKP_GRPC_CODES 17
+
 /* The server's own figures, for Status and Metrics (loop thread). */
 typedef struct {
 	uint32_t connections;
@@ -42,6 +45,13 @@ typedef struct {
 	uint64_t frames_in, frames_out, bytes_in, bytes_out;
 	uint64_t protocol_errors;
 	bool accepting;
+	/* The gRPC front end (grpc.listen; all 0 without it): calls answered,
+	 * by gRPC status code; calls whose client went away unanswered; calls
+	 * open now. */
+	bool grpc;
+	uint64_t grpc_answered[ZKP_GRPC_CODES];
+	uint64_t grpc_abandoned;
+	uint32_t grpc_open;
 } zkp_server_stats;
 
 /* What every session of one server shares. */

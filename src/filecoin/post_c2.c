@@ -131,16 +131,17 @@ fail:
 	return rc;
 }
 
-void zkp_post_partition_public_inputs(zkp_fr *out, const zkp_post_partition *p)
+int zkp_post_partition_public_inputs(zkp_fr *out, const zkp_post_partition *p, zkp_error *err)
 {
 	const unsigned S = p->shape.sectors;
 	zkp_fr *comm_r = malloc(S * sizeof(zkp_fr));
 	if (!comm_r)
-		return;
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "no memory for %u comm_r values", S);
 	for (unsigned i = 0; i < S; i++)
 		comm_r[i] = p->sectors[i].comm_r;
 	zkp_post_public_inputs(out, &p->shape, comm_r, p->nodes);
 	free(comm_r);
+	return 0;
 }
 
 int zkp_post_partition_witness(zkp_fr *w, uint64_t inputs, uint64_t aux,
@@ -154,11 +155,12 @@ int zkp_post_partition_witness(zkp_fr *w, uint64_t inputs, uint64_t aux,
 	zkp_fr *pub = malloc((size_t)(n_in - 1) * sizeof(zkp_fr));
 	if (!pub)
 		return zkp_error_set(err, ZKP_ERR_NOMEM, "no memory for the public inputs");
-	zkp_post_partition_public_inputs(pub, p);
 	zkp_post_witness wit = { p->sectors };
 	zkp_post_job job = { &p->shape, &wit };
 	zkp_circuit_dims dims = { .inputs = inputs, .aux = aux };
-	int rc = zkp_circuit_witness(zkp_post_circuit_fn, &job, &dims, w, err);
+	int rc = zkp_post_partition_public_inputs(pub, p, err);
+	if (!rc)
+		rc = zkp_circuit_witness(zkp_post_circuit_fn, &job, &dims, w, err);
 	for (uint64_t i = 0; !rc && i + 1 < n_in; i++)
 		if (!zkp_fr_eq(&w[1 + i], &pub[i]))
 			rc = zkp_error_set(err, ZKP_ERR_MISMATCH,

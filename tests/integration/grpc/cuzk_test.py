@@ -258,6 +258,14 @@ def main():
     m = Metrics(pb.GetMetricsRequest(), metadata=good, timeout=10)
     check("GetMetrics is the daemon's Prometheus text",
           "# TYPE zkpd_jobs_total counter" in m.prometheus_text, m.prometheus_text[:200])
+    lines = {l.split(" ")[0]: l.split(" ")[1] for l in m.prometheus_text.splitlines()
+             if l.startswith("zkpd_grpc_")}
+    check("it counts gRPC calls by status code",
+          int(lines.get('zkpd_grpc_calls_total{code="OK"}', 0)) > 10
+          and int(lines.get('zkpd_grpc_calls_total{code="UNAUTHENTICATED"}', 0)) == 2
+          and int(lines.get('zkpd_grpc_calls_total{code="NOT_FOUND"}', 0)) == 3
+          and int(lines.get("zkpd_grpc_calls_abandoned_total", 0)) >= 2
+          and "zkpd_grpc_calls_open" in lines, str(lines))
 
     # --- load: 200 gRPC calls beside framed clients ----------------------------
     st = Status(pb.GetStatusRequest(), metadata=good, timeout=10)
