@@ -32,7 +32,8 @@ struct ntt_dev_domain {
  * transform, DIF for natural input, DIT for bit-reversed input to natural
  * output, a permutation pass when both orders are equal, and the inverse
  * scaling (n^-1, or the coset tables) after an inverse one. The stages run
- * in groups of up to 10 in shared memory (cuda/ntt.cu). */
+ * in groups of up to 10 in shared memory (cuda/ntt.cu); the scalings are
+ * fused into the first group's load and the last group's store. */
 cudaError_t ntt_run(dfr *x, const ntt_dev_domain *d, bool inverse, bool coset,
 		    bool in_bitrev, bool out_bitrev, cudaStream_t stream);
 

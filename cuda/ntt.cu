@@ -13,12 +13,18 @@
  * (10 + 5 + 5 stages), 2^26 three (10 + 8 + 8), 2^27 four, against log_n
  * passes for one launch per stage.
  *
+ * Scalings (the forward coset shift, the inverse's 1/n and inverse coset
+ * shift) are fused into the first group's load and the last group's store
+ * (ntt_scale), one multiplication per element and no pass of their own.
+ *
  * Cost: (n/2) log_n butterflies (one Fr multiplication each) in about
- * 1 + (log_n - 10) / 8 passes of 64 n bytes, plus one pass per coset or
- * inverse scaling and per permutation. Not yet measured on a GPU: bandwidth
+ * 1 + (log_n - 10) / 8 passes of 64 n bytes, plus one pass per
+ * permutation. Not yet measured on a GPU: bandwidth
  * per pass, shared-memory bank conflicts of the strided stages, and the
  * best NTT_GROUP_THREADS are to be read from Nsight Compute.
  */
+#include <string.h>
+
 #include "kernels.cuh"
 #include "ntt.cuh"
 
@@ -54,30 +60,6 @@ static __global__ void k_permute(dfr *x, size_t n, unsigned log_n)
 	}
 }
 
-/* x[i] *= lo[k & mask] hi[k >> split], k the logical index of position i. */
-static __global__ void k_scale_coset(dfr *x, const dfr *lo, const dfr *hi, size_t n,
-				     unsigned log_n, unsigned split, bool bitrev)
-{
-	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i >= n)
-		return;
-	size_t k = bitrev ? ntt_bitrev(i, log_n) : i;
-	dfr f, v = x[i];
-	ntt_coset_factor(&f, lo, hi, k, split);
-	fe_mul(&v, &v, &f);
-	x[i] = v;
-}
-
-static __global__ void k_scale_uniform(dfr *x, dfr f, size_t n)
-{
-	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i >= n)
-		return;
-	dfr v = x[i];
-	fe_mul(&v, &v, &f);
-	x[i] = v;
-}
-
 static __global__ void k_h_pointwise(dfr *a, const dfr *b, const dfr *c, dfr scale, bool scaled,
 				     size_t n)
 {
@@ -92,12 +74,16 @@ static __global__ void k_h_pointwise(dfr *a, const dfr *b, const dfr *c, dfr sca
 	a[i] = va;
 }
 
+/* k_group per planned group; pre and post (when on) fused into the first
+ * group's load and the last group's store. */
 static void transform(dfr *x, const ntt_dev_domain *d, bool dif, bool inverse,
-		      cudaStream_t stream)
+		      const ntt_scale *pre, const ntt_scale *post, cudaStream_t stream)
 {
 	ntt_group groups[32];
 	unsigned count = ntt_plan(groups, d->log_n, dif, NTT_MAX_GROUP, NTT_TILE_LOG,
 				  NTT_RUN_LOG, NTT_GROUP_THREADS);
+	groups[0].pre = *pre;
+	groups[count - 1].post = *post;
 	for (unsigned i = 0; i < count; i++)
 		k_group<<<(unsigned)ntt_group_blocks(&groups[i]), groups[i].threads, 0, stream>>>(
 			x, d->tw, groups[i], inverse);
@@ -107,27 +93,37 @@ cudaError_t ntt_run(dfr *x, const ntt_dev_domain *d, bool inverse, bool coset,
 		    bool in_bitrev, bool out_bitrev, cudaStream_t stream)
 {
 	unsigned grid = blocks_for(d->n);
-	if (!inverse && coset)
-		k_scale_coset<<<grid, NTT_BLOCK, 0, stream>>>(x, d->cs_lo, d->cs_hi, d->n,
-							      d->log_n, d->split, in_bitrev);
+	ntt_scale pre, post;
+	memset(&pre, 0, sizeof(pre));
+	memset(&post, 0, sizeof(post));
+	if (!inverse && coset) {
+		pre.on = true;
+		pre.lo = d->cs_lo;
+		pre.hi = d->cs_hi;
+		pre.split = d->split;
+		pre.bitrev = ntt_pre_bitrev(in_bitrev, out_bitrev);
+	}
+	if (inverse) {
+		post.on = true;
+		post.bitrev = ntt_post_bitrev(in_bitrev, out_bitrev);
+		if (coset) {
+			post.lo = d->ci_lo;
+			post.hi = d->ci_hi;
+			post.split = d->split;
+		} else {
+			post.uniform = d->n_inv;
+		}
+	}
 	if (!in_bitrev && out_bitrev) {
-		transform(x, d, true, inverse, stream);
+		transform(x, d, true, inverse, &pre, &post, stream);
 	} else if (in_bitrev && !out_bitrev) {
-		transform(x, d, false, inverse, stream);
+		transform(x, d, false, inverse, &pre, &post, stream);
 	} else if (!in_bitrev) {
-		transform(x, d, true, inverse, stream);
+		transform(x, d, true, inverse, &pre, &post, stream);
 		k_permute<<<grid, NTT_BLOCK, 0, stream>>>(x, d->n, d->log_n);
 	} else {
 		k_permute<<<grid, NTT_BLOCK, 0, stream>>>(x, d->n, d->log_n);
-		transform(x, d, true, inverse, stream);
-	}
-	if (inverse) {
-		if (coset)
-			k_scale_coset<<<grid, NTT_BLOCK, 0, stream>>>(x, d->ci_lo, d->ci_hi, d->n,
-								      d->log_n, d->split,
-								      out_bitrev);
-		else
-			k_scale_uniform<<<grid, NTT_BLOCK, 0, stream>>>(x, d->n_inv, d->n);
+		transform(x, d, true, inverse, &pre, &post, stream);
 	}
 	return cudaGetLastError();
 }

@@ -120,6 +120,19 @@ ZKP_HD void ntt_h_point(dfr *ret, const dfr *a, const dfr *b, const dfr *c, cons
  * ntt_group_store. Each phase strides over the tile's slots (load, store)
  * or its 2^(tile-1) butterflies (stage) by `threads`. */
 
+/* A scaling fused into a group's load (before its stages) or store
+ * (after them), so coset shifts and 1/n cost no pass of their own: each
+ * element is multiplied by `uniform`, or, with lo set, by the coset factor
+ * lo[k & mask] hi[k >> split] of its logical index k (its position, or the
+ * position bit-reversed with bitrev). */
+struct ntt_scale {
+	bool on;
+	const dfr *lo, *hi; /* NULL: uniform */
+	unsigned split;
+	bool bitrev;
+	dfr uniform;
+};
+
 struct ntt_group {
 	size_t n;          /* transform size 2^log_n */
 	unsigned log_n;
@@ -128,6 +141,7 @@ struct ntt_group {
 	unsigned tile;     /* log2 elements per block, tile <= log_n */
 	unsigned threads;  /* per block, <= 2^(tile - 1) */
 	bool dif;
+	ntt_scale pre, post; /* off unless set (ntt_plan leaves them off) */
 };
 
 /* The device's plan (ntt_plan's arguments in cuda/ntt.cu): tiles of up to
@@ -168,13 +182,29 @@ ZKP_HD void ntt_group_unslot(const ntt_group *gr, size_t e, size_t *lg, size_t *
 	*lg = ((e >> (gr->g + sl)) << sl) + (rem & (sub - 1));
 }
 
+/* v *= the scaling's factor for the element at position pos. */
+ZKP_HD void ntt_scale_apply(dfr *v, const ntt_scale *sc, size_t pos, unsigned log_n)
+{
+	if (!sc->lo) {
+		fe_mul(v, v, &sc->uniform);
+		return;
+	}
+	dfr f;
+	ntt_coset_factor(&f, sc->lo, sc->hi, sc->bitrev ? ntt_bitrev(pos, log_n) : pos, sc->split);
+	fe_mul(v, v, &f);
+}
+
 ZKP_HD void ntt_group_load(dfr *sh, const dfr *x, const ntt_group *gr, size_t b, unsigned th)
 {
 	size_t tile = (size_t)1 << gr->tile;
 	for (size_t e = th; e < tile; e += gr->threads) {
 		size_t lg, t;
 		ntt_group_unslot(gr, e, &lg, &t);
-		sh[e] = x[ntt_group_pos(gr, b, lg, t)];
+		size_t pos = ntt_group_pos(gr, b, lg, t);
+		dfr v = x[pos];
+		if (gr->pre.on)
+			ntt_scale_apply(&v, &gr->pre, pos, gr->log_n);
+		sh[e] = v;
 	}
 }
 
@@ -184,7 +214,11 @@ ZKP_HD void ntt_group_store(dfr *x, const dfr *sh, const ntt_group *gr, size_t b
 	for (size_t e = th; e < tile; e += gr->threads) {
 		size_t lg, t;
 		ntt_group_unslot(gr, e, &lg, &t);
-		x[ntt_group_pos(gr, b, lg, t)] = sh[e];
+		size_t pos = ntt_group_pos(gr, b, lg, t);
+		dfr v = sh[e];
+		if (gr->post.on)
+			ntt_scale_apply(&v, &gr->post, pos, gr->log_n);
+		x[pos] = v;
 	}
 }
 
@@ -246,9 +280,32 @@ ZKP_HD unsigned ntt_plan(ntt_group *ret, unsigned log_n, bool dif, unsigned max_
 		size_t half = (size_t)1 << (tile - 1);
 		gr->threads = half < max_threads ? (unsigned)half : max_threads;
 		gr->dif = dif;
+		gr->pre.on = gr->post.on = false;
 		lo += g;
 	}
 	return count;
+}
+
+/*
+ * Where ntt_run's scalings go. Transform order by (in_bitrev, out_bitrev):
+ * natural->bitrev DIF; bitrev->natural DIT; natural->natural DIF then a
+ * permutation; bitrev->bitrev a permutation then DIF. The forward coset
+ * shift multiplies element k (logical input index) before the first
+ * stage: fused into the first group's load, where position p holds input
+ * k = bitrev(p) only for bitrev->natural (after a leading permutation p
+ * is already k). The inverse's 1/n (times the inverse coset shift of
+ * output index k) is fused into the last group's store, where position p
+ * ends as output k = bitrev(p) unless the output is natural with no
+ * permutation after (bitrev->natural).
+ */
+ZKP_HD bool ntt_pre_bitrev(bool in_bitrev, bool out_bitrev)
+{
+	return in_bitrev && !out_bitrev;
+}
+
+ZKP_HD bool ntt_post_bitrev(bool in_bitrev, bool out_bitrev)
+{
+	return !(in_bitrev && !out_bitrev);
 }
 
 #endif

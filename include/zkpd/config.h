@@ -58,6 +58,12 @@ typedef struct {
 /* Parses one address. Errors: ZKP_ERR_CONFIG naming what was wrong (no
  * "unix:" or "tcp:" prefix, an empty or too long path, a bad port). */
 int zkp_address_parse(zkp_address *ret, const char *text, zkp_error *err);
+/* Whether an optional address option is set: a Unix path, or a TCP port
+ * (a zeroed zkp_address is unset). */
+static inline bool zkp_address_set(const zkp_address *a)
+{
+	return a->kind == ZKP_ADDR_UNIX ? a->path[0] != 0 : a->port != 0;
+}
 /* Parses "HOST:PORT" ("[ADDR]:PORT" for IPv6) into a tcp address. Errors:
  * ZKP_ERR_CONFIG naming what was wrong (no port, a bad port, an empty or
  * too long host, an unbracketed IPv6 address). */
@@ -142,7 +148,7 @@ typedef struct {
 				  * (default) */
 	bool http_require_token; /* /metrics and /status need the bearer token */
 	/* [grpc] (the cuzk.v1 service, docs/grpc.md) */
-	zkp_address grpc_listen;  /* unix:PATH or HOST:PORT; tcp with port 0: off (default) */
+	zkp_address grpc_listen;  /* unix:PATH or HOST:PORT; off unless zkp_address_set */
 	uint64_t grpc_max_message_bytes; /* largest request or answer, default 256 MiB */
 	bool grpc_require_token;  /* with token_file: every call carries the token; default true */
 	/* [circuit.NAME] sections, in file order */

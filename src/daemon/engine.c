@@ -1074,7 +1074,6 @@ int zkp_engine_restore_result(zkp_engine *e, const zkp_job_info *info, uint64_t 
 	if (info->proof_len) {
 		memcpy(j->proof, info->proof, info->proof_len);
 		j->proof_len = info->proof_len;
-		j->split = info->partitions > 0 ? SPLIT_POREP : SPLIT_NONE;
 		j->partitions = j->partitions_done = info->partitions;
 	}
 	if (info->proof_json && !(j->proof_json = strdup(info->proof_json))) {
@@ -1105,6 +1104,9 @@ int zkp_engine_restore_result(zkp_engine *e, const zkp_job_info *info, uint64_t 
 		double now = eng_now();
 		j->id = e->next_id++;
 		j->circ = c;
+		/* A split job's kind is its circuit's. */
+		if (j->proof_len && info->partitions > 0)
+			j->split = c->cfg.snap_sector_size ? SPLIT_SNAP : SPLIT_POREP;
 		j->state = info->state;
 		j->stage = info->state == ZKP_JOB_DONE ? ZKP_STAGE_DONE : ZKP_STAGE_QUEUED;
 		j->prio = info->priority;

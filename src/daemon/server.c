@@ -1050,7 +1050,7 @@ int zkp_server_new(zkp_server **ret, const zkp_config *cfg, zkp_error *err)
 			goto fail;
 		s->ctx.journal = s->journal;
 	}
-	if (cfg->grpc_listen.kind == ZKP_ADDR_UNIX || cfg->grpc_listen.port) {
+	if (zkp_address_set(&cfg->grpc_listen)) {
 		rc = zkp_cuzk_server_new(&s->grpc, cfg, &s->ctx, engine_notify, s, err);
 		if (rc)
 			goto fail;

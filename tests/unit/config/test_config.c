@@ -747,8 +747,17 @@ static void test_http_and_log_format(void **state)
 		   "t.ini:2: http.listen: bad port \"x\" in \"127.0.0.1:x\" (expected 1..65535)");
 	expect_err("[http]\nport = 1\n",
 		   "t.ini:2: http.port: unknown key (expected one of listen, require_token)");
-	/* [grpc] listen: unix:PATH or HOST:PORT, TCP under the TLS rule */
+	/* [grpc] listen: unset by default and when empty; unix:PATH or
+	 * HOST:PORT, TCP under the TLS rule */
+	expect_ok(&cfg, "[log]\nlevel = info\n");
+	assert_false(zkp_address_set(&cfg.grpc_listen));
+	assert_true(cfg.grpc_require_token);
+	zkp_config_release(&cfg);
+	expect_ok(&cfg, "[grpc]\nlisten =\n");
+	assert_false(zkp_address_set(&cfg.grpc_listen));
+	zkp_config_release(&cfg);
 	expect_ok(&cfg, "[grpc]\nlisten = unix:/run/zkpd/cuzk.sock\nrequire_token = false\n");
+	assert_true(zkp_address_set(&cfg.grpc_listen));
 	assert_int_equal(cfg.grpc_listen.kind, ZKP_ADDR_UNIX);
 	assert_string_equal(cfg.grpc_listen.path, "/run/zkpd/cuzk.sock");
 	assert_false(cfg.grpc_require_token);

@@ -17,8 +17,9 @@
  *    with chunks of 1, 3 and 7 entries; the count of scalars other than 0
  *    and 1 that picks the window; the density compaction of msm_compact in
  *    front of it against zkp_msm_g1_density;
- *  - the grouped NTT of ntt_run (coset scaling, shared-memory groups,
- *    permutation, inverse scaling) against zkp_ntt for every option at
+ *  - the grouped NTT of ntt_run (shared-memory groups, permutation, the
+ *    coset and inverse scalings fused into the first group's load and the
+ *    last group's store) against zkp_ntt for every option at
  *    2^1..2^14 with the device's plan, and with other group, tile, run and
  *    thread parameters; the pointwise H step with and without its scale.
  */
@@ -692,14 +693,17 @@ static bool plan_ok(const ntt_group *gr, unsigned count, unsigned log_n, bool di
 	return next == log_n;
 }
 
-/* transform() of cuda/ntt.cu: k_group per planned group. */
+/* transform() of cuda/ntt.cu: k_group per planned group, the scalings
+ * fused into the first group's load and the last group's store. */
 static void grid_transform(dfr *x, const zkp_ntt_domain *d, bool dif, bool inverse,
-			   const plan_args *a)
+			   const plan_args *a, const ntt_scale *pre, const ntt_scale *post)
 {
 	ntt_group groups[32];
 	unsigned count = ntt_plan(groups, d->log_n, dif, a->max_g, a->tile_log, a->run_log,
 				  a->threads);
 	check(plan_ok(groups, count, d->log_n, dif, a), "ntt plan", d->log_n);
+	groups[0].pre = *pre;
+	groups[count - 1].post = *post;
 	const dfr *tw = (const dfr *)d->tw;
 	std::vector<dfr> sh((size_t)1 << NTT_TILE_LOG);
 	for (unsigned i = 0; i < count; i++) {
@@ -728,42 +732,42 @@ static void host_permute(dfr *x, const zkp_ntt_domain *d)
 	}
 }
 
-static void host_scale(dfr *x, const zkp_ntt_domain *d, const zkp_fr *lo, const zkp_fr *hi,
-		       bool bitrev)
-{
-	for (size_t i = 0; i < d->n; i++) {
-		dfr f;
-		ntt_coset_factor(&f, (const dfr *)lo, (const dfr *)hi,
-				 bitrev ? ntt_bitrev(i, d->log_n) : i, d->split);
-		fe_mul(&x[i], &x[i], &f);
-	}
-}
-
 /* The sequence of cuda/ntt.cu's ntt_run. */
 static void grid_ntt(dfr *x, const zkp_ntt_domain *d, const zkp_ntt_opts *o,
 		     const plan_args *a)
 {
 	bool in_rev = o->in_order == ZKP_NTT_BITREV, out_rev = o->out_order == ZKP_NTT_BITREV;
-	if (!o->inverse && o->coset)
-		host_scale(x, d, d->cs_lo, d->cs_hi, in_rev);
+	ntt_scale pre, post;
+	memset(&pre, 0, sizeof(pre));
+	memset(&post, 0, sizeof(post));
+	if (!o->inverse && o->coset) {
+		pre.on = true;
+		pre.lo = (const dfr *)d->cs_lo;
+		pre.hi = (const dfr *)d->cs_hi;
+		pre.split = d->split;
+		pre.bitrev = ntt_pre_bitrev(in_rev, out_rev);
+	}
+	if (o->inverse) {
+		post.on = true;
+		post.bitrev = ntt_post_bitrev(in_rev, out_rev);
+		if (o->coset) {
+			post.lo = (const dfr *)d->ci_lo;
+			post.hi = (const dfr *)d->ci_hi;
+			post.split = d->split;
+		} else {
+			memcpy(&post.uniform, &d->n_inv, sizeof(post.uniform));
+		}
+	}
 	if (!in_rev && out_rev) {
-		grid_transform(x, d, true, o->inverse, a);
+		grid_transform(x, d, true, o->inverse, a, &pre, &post);
 	} else if (in_rev && !out_rev) {
-		grid_transform(x, d, false, o->inverse, a);
+		grid_transform(x, d, false, o->inverse, a, &pre, &post);
 	} else if (!in_rev) {
-		grid_transform(x, d, true, o->inverse, a);
+		grid_transform(x, d, true, o->inverse, a, &pre, &post);
 		host_permute(x, d);
 	} else {
 		host_permute(x, d);
-		grid_transform(x, d, true, o->inverse, a);
-	}
-	if (o->inverse) {
-		if (o->coset) {
-			host_scale(x, d, d->ci_lo, d->ci_hi, out_rev);
-		} else {
-			for (size_t i = 0; i < d->n; i++)
-				fe_mul(&x[i], &x[i], (const dfr *)&d->n_inv);
-		}
+		grid_transform(x, d, true, o->inverse, a, &pre, &post);
 	}
 }
 
