@@ -16,6 +16,14 @@
  * cleared before each launch sequence (clear_pending), so the launchers'
  * cudaGetLastError reports their own launches and not an out-of-memory
  * that an earlier call already handled.
+ *
+ * MSM workspace: the G1 MSM's device buffers (the compacted scalars and
+ * the window counter; the buckets and sort arrays) are kept between MSMs
+ * (ws_reserve) and grown only when an MSM needs more, so a proof's MSMs
+ * neither allocate nor free (cudaFree waits for the whole device) once the
+ * largest has run. They stay counted in the tracker's device memory. Any
+ * other allocation that finds the device out of memory lets an idle
+ * workspace go and tries once more (dev_alloc); teardown frees it.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -67,10 +75,19 @@ struct pinned_block {
 	size_t bytes; /* rounded */
 };
 
+/* A device buffer kept between calls. */
+typedef struct {
+	void *ptr;
+	size_t bytes;
+} ws_buf;
+
 struct cuda_backend {
 	zkp_backend base; /* first: the table's callers hold &base */
 	int device;
 	cudaStream_t stream;
+	pthread_mutex_t ws_lock; /* held for a whole G1 MSM: ws_small, ws_big */
+	ws_buf ws_small;         /* compacted scalars, compaction space, counter */
+	ws_buf ws_big;           /* buckets and sort arrays (msm_g1_ws_size) */
 	zkp_pool *host_pool;
 	pthread_mutex_t lock; /* domains, next_slot, pinned */
 	dev_domain domains[DOMAIN_SLOTS];
@@ -157,21 +174,6 @@ static bool range_ok(const zkp_dbuf *buf, size_t off, size_t bytes)
 	return off <= buf->bytes && bytes <= buf->bytes - off;
 }
 
-/* Device memory counted in the tracker; 0 bytes allocate nothing. */
-static int dev_alloc(cuda_backend *cb, void **ret, size_t bytes)
-{
-	int err = 0;
-	*ret = NULL;
-	if (!bytes)
-		return 0;
-	CUDA_TRY(cb, cudaMalloc(ret, bytes));
-	zkp_mem_add(ZKP_MEM_DEVICE, bytes);
-out:
-	if (err)
-		*ret = NULL;
-	return err;
-}
-
 /* Waits for queued work first: the memory may still be in use by it. */
 static void dev_free(cuda_backend *cb, void *p, size_t bytes)
 {
@@ -184,6 +186,62 @@ static void dev_free(cuda_backend *cb, void *p, size_t bytes)
 	if (e != cudaSuccess)
 		cuda_fail(cb, e, "cudaFree(p)", __LINE__);
 	zkp_mem_sub(ZKP_MEM_DEVICE, bytes);
+}
+
+static void ws_drop(cuda_backend *cb, ws_buf *w)
+{
+	dev_free(cb, w->ptr, w->bytes);
+	w->ptr = NULL;
+	w->bytes = 0;
+}
+
+/* Frees the MSM workspace unless an MSM is using it; whether it freed any. */
+static bool ws_release_idle(cuda_backend *cb)
+{
+	if (pthread_mutex_trylock(&cb->ws_lock))
+		return false;
+	bool had = cb->ws_small.ptr || cb->ws_big.ptr;
+	ws_drop(cb, &cb->ws_small);
+	ws_drop(cb, &cb->ws_big);
+	pthread_mutex_unlock(&cb->ws_lock);
+	return had;
+}
+
+/* Device memory counted in the tracker; 0 bytes allocate nothing. Out of
+ * memory with an idle MSM workspace held: the workspace goes, and the
+ * allocation is tried once more. */
+static int dev_alloc(cuda_backend *cb, void **ret, size_t bytes)
+{
+	int err = 0;
+	*ret = NULL;
+	if (!bytes)
+		return 0;
+	cudaError_t e = cudaMalloc(ret, bytes);
+	if (e == cudaErrorMemoryAllocation && ws_release_idle(cb)) {
+		(void)cudaGetLastError(); /* the first attempt's, handled here */
+		e = cudaMalloc(ret, bytes);
+	}
+	if (e != cudaSuccess) {
+		err = cuda_fail(cb, e, "cudaMalloc(ret, bytes)", __LINE__);
+		goto out;
+	}
+	zkp_mem_add(ZKP_MEM_DEVICE, bytes);
+out:
+	if (err)
+		*ret = NULL;
+	return err;
+}
+
+/* w holds at least bytes (ws_lock held); grows by freeing and allocating. */
+static int ws_reserve(cuda_backend *cb, ws_buf *w, size_t bytes)
+{
+	if (w->bytes >= bytes)
+		return 0;
+	ws_drop(cb, w);
+	int err = dev_alloc(cb, &w->ptr, bytes);
+	if (!err)
+		w->bytes = bytes;
+	return err;
 }
 
 /* The entry of every operation: a dead backend fails at once, else its
@@ -234,12 +292,15 @@ static void cuda_destroy(zkp_backend *be)
 	cudaStreamSynchronize(cb->stream);
 	for (unsigned i = 0; i < DOMAIN_SLOTS; i++)
 		drop_domain(cb, &cb->domains[i]);
+	ws_drop(cb, &cb->ws_small);
+	ws_drop(cb, &cb->ws_big);
 	cudaStreamDestroy(cb->stream);
 	for (unsigned i = 0; i < PINNED_SLOTS; i++)
 		if (cb->pinned[i].p)
 			pinned_release(cb, cb->pinned[i].p, cb->pinned[i].bytes);
 	pthread_mutex_destroy(&cb->lock);
 	pthread_mutex_destroy(&cb->err_lock);
+	pthread_mutex_destroy(&cb->ws_lock);
 	free(cb);
 }
 
@@ -440,40 +501,41 @@ static int cuda_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
 	if ((err = set_device(cb)))
 		return err;
 
-	void *compact = NULL, *ws = NULL, *count = NULL;
-	size_t m = n, m_other = 0, ws_bytes = 0, compact_bytes = 0;
+	size_t m = n, m_other = 0;
 	const dfr *sc = (const dfr *)scalars->ptr;
 	g1_xyzz win[64];
 	unsigned c = 0;
+	pthread_mutex_lock(&cb->ws_lock);
 
+	/* ws_small: the compacted scalars and the compaction's space (with a
+	 * density bitmap), then the counter, each 256-byte aligned. */
+	size_t head = 0, count_off = 0;
 	if (density) {
 		m = popcount_prefix(density, n);
-		if (m == 0)
-			goto out;
-		/* the compacted scalars, then the compaction's workspace */
-		size_t head = (m * sizeof(zkp_fr) + 255) & ~(size_t)255;
-		compact_bytes = head + msm_compact_ws_size(n);
-		if ((err = dev_alloc(cb, &compact, compact_bytes)) || (err = clear_pending(cb)))
-			goto out;
-		CUDA_TRY(cb, msm_compact((dfr *)compact, sc, density, n, (char *)compact + head,
-					 cb->stream));
-		sc = (const dfr *)compact;
+		head = (m * sizeof(zkp_fr) + 255) & ~(size_t)255;
+		count_off = (head + msm_compact_ws_size(n) + 255) & ~(size_t)255;
 	}
 	if (m == 0)
 		goto out;
+	if ((err = ws_reserve(cb, &cb->ws_small, count_off + 256)) || (err = clear_pending(cb)))
+		goto out;
+	if (density) {
+		char *base = (char *)cb->ws_small.ptr;
+		CUDA_TRY(cb, msm_compact((dfr *)base, sc, density, n, base + head, cb->stream));
+		sc = (const dfr *)base;
+	}
 
 	/* The window from the scalars that reach the buckets: 0 and 1 do not. */
-	if (!(opts && opts->window)) {
-		if ((err = dev_alloc(cb, &count, sizeof(uint32_t))) || (err = clear_pending(cb)))
-			goto out;
-		CUDA_TRY(cb, msm_count_other(&m_other, sc, m, (uint32_t *)count, cb->stream));
-	}
+	if (!(opts && opts->window))
+		CUDA_TRY(cb, msm_count_other(&m_other, sc, m,
+					     (uint32_t *)((char *)cb->ws_small.ptr + count_off),
+					     cb->stream));
 	c = opts && opts->window ? opts->window : msm_window(m_other);
 	c = c < 4 ? 4 : c > MSM_MAX_WINDOW ? MSM_MAX_WINDOW : c;
-	ws_bytes = msm_g1_ws_size(m, c);
-	if ((err = dev_alloc(cb, &ws, ws_bytes)) || (err = clear_pending(cb)))
+	if ((err = ws_reserve(cb, &cb->ws_big, msm_g1_ws_size(m, c))) || (err = clear_pending(cb)))
 		goto out;
-	CUDA_TRY(cb, msm_g1_run(win, (const g1_affine *)bases->ptr, sc, m, c, ws, cb->stream));
+	CUDA_TRY(cb, msm_g1_run(win, (const g1_affine *)bases->ptr, sc, m, c, cb->ws_big.ptr,
+				cb->stream));
 
 	/* Horner over the windows: ret = sum_w 2^(wc) W_w (the ones are in
 	 * W_0). */
@@ -485,9 +547,7 @@ static int cuda_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
 		zkp_g1_add(ret, ret, &t);
 	}
 out:
-	dev_free(cb, ws, ws_bytes);
-	dev_free(cb, count, count ? sizeof(uint32_t) : 0);
-	dev_free(cb, compact, compact_bytes);
+	pthread_mutex_unlock(&cb->ws_lock);
 	if (err)
 		zkp_g1_set_infinity(ret);
 	return err;
@@ -697,6 +757,7 @@ extern "C" int zkp_backend_cuda_new(zkp_backend **ret, int device, zkp_error *er
 	}
 	pthread_mutex_init(&cb->lock, NULL);
 	pthread_mutex_init(&cb->err_lock, NULL);
+	pthread_mutex_init(&cb->ws_lock, NULL);
 	cb->base.ops = &cuda_ops;
 	cb->base.host_visible = false;
 	cb->device = device;

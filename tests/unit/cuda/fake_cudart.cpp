@@ -23,6 +23,8 @@ struct state {
 	unsigned long calls, work, fail_at;
 	cudaError_t fail_code, pending, sticky;
 	const char *failed_call;
+	const char *fail_name; /* fake_cuda_fail_next: the next call of that name fails */
+	unsigned long mallocs;
 	std::map<void *, size_t> device, pinned;
 	size_t streams, bad_frees;
 	dim3 grid, block;
@@ -32,8 +34,8 @@ struct state {
 
 state &st()
 {
-	static state s = { 0,	   0, 0, cudaSuccess, cudaSuccess, cudaSuccess, "", {}, {},
-			   0,	   0, dim3(), dim3(), 0, nullptr };
+	static state s = { 0, 0, 0, cudaSuccess, cudaSuccess, cudaSuccess, "", nullptr, 0, {}, {},
+			   0, 0, dim3(), dim3(), 0, nullptr };
 	return s;
 }
 
@@ -50,7 +52,9 @@ bool enter(const char *name, bool work, cudaError_t *e)
 		*e = s.sticky;
 		return false;
 	}
-	if (s.fail_at && s.calls == s.fail_at) {
+	bool named = s.fail_name && strcmp(s.fail_name, name) == 0;
+	if (named || (s.fail_at && s.calls == s.fail_at)) {
+		s.fail_name = nullptr;
 		s.failed_call = name;
 		*e = s.fail_code;
 		s.pending = s.fail_code;
@@ -82,9 +86,29 @@ extern "C" {
 void fake_cuda_reset(void)
 {
 	state &s = st();
-	s.calls = s.work = s.fail_at = 0;
+	s.calls = s.work = s.fail_at = s.mallocs = 0;
 	s.fail_code = s.pending = s.sticky = cudaSuccess;
 	s.failed_call = "";
+	s.fail_name = nullptr;
+}
+
+void fake_cuda_fail_next(const char *name, int code)
+{
+	st().fail_name = name;
+	st().fail_code = (cudaError_t)code;
+}
+
+unsigned long fake_cuda_mallocs(void)
+{
+	return st().mallocs;
+}
+
+size_t fake_cuda_live_device_bytes(void)
+{
+	size_t sum = 0;
+	for (const auto &kv : st().device)
+		sum += kv.second;
+	return sum;
 }
 
 void fake_cuda_fail_at(unsigned long k, int code)
@@ -203,6 +227,7 @@ cudaError_t cudaMalloc(void **ptr, size_t size)
 	*ptr = nullptr;
 	if (!enter("cudaMalloc", true, &e))
 		return e;
+	st().mallocs++;
 	void *p = calloc(1, size ? size : 1);
 	if (!p)
 		return st().pending = cudaErrorMemoryAllocation;

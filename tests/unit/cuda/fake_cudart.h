@@ -39,6 +39,16 @@ void fake_cuda_reset(void);
  * `code`; k = 0 injects nothing. */
 void fake_cuda_fail_at(unsigned long k, int code);
 
+/* The next call named `name` ("cudaMalloc", ...) fails with `code`, once.
+ * name must outlive the injection (a string literal). */
+void fake_cuda_fail_next(const char *name, int code);
+
+/* cudaMalloc calls that succeeded since the last reset. */
+unsigned long fake_cuda_mallocs(void);
+
+/* Bytes of device memory allocated and not yet freed. */
+size_t fake_cuda_live_device_bytes(void);
+
 /* Counted calls since the last reset. */
 unsigned long fake_cuda_calls(void);
 

@@ -22,6 +22,11 @@
  *  - leave nothing behind: no device or pinned allocation, no stream, no
  *    bad free in the fake, and the tracker's device and pinned counters
  *    back at zero (the AddressSanitizer build checks host memory).
+ * Then the MSM workspace: a second G1 MSM of the same size allocates
+ * nothing, a larger one grows it, the tracker counts what is held, an
+ * allocation that meets an out-of-memory lets the idle workspace go and
+ * succeeds on its second try, one with nothing to let go fails, and
+ * teardown frees everything.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -331,6 +336,54 @@ static void judge(const struct run *r, unsigned long k, int code, const char *co
 	}
 }
 
+static void workspace(const struct scene *proto)
+{
+	struct scene s = *proto;
+	const char *w = "workspace";
+	fake_cuda_reset();
+	check(st_new(&s) == 0 && st_import(&s) == 0 && st_alloc(&s) == 0 && st_upload(&s) == 0,
+	      "setup", w, 0);
+	zkp_g1 r1, r2;
+	unsigned long m0 = fake_cuda_mallocs();
+	check(zkp_backend_msm_g1(s.be, &r1, &s.g1, &s.sc, NULL, N / 2, NULL) == 0, "msm", w, 0);
+	unsigned long m1 = fake_cuda_mallocs();
+	check(m1 > m0, "the first MSM allocates its workspace", w, 0);
+	check(zkp_backend_msm_g1(s.be, &r2, &s.g1, &s.sc, NULL, N / 2, NULL) == 0, "msm", w, 0);
+	check(fake_cuda_mallocs() == m1, "a second MSM of the size allocates nothing", w, 0);
+	check(zkp_backend_msm_g1(s.be, &r2, &s.g1, &s.sc, s.density, N / 2, NULL) == 0, "msm", w,
+	      0);
+	check(zkp_backend_msm_g1(s.be, &r2, &s.g1, &s.sc, NULL, N, NULL) == 0, "msm", w, 0);
+	check(fake_cuda_mallocs() > m1, "a larger MSM grows it", w, 0);
+	check(zkp_backend_msm_g1(s.be, &r2, &s.g1, &s.sc, s.density, N, NULL) == 0, "msm", w, 0);
+	unsigned long m2 = fake_cuda_mallocs();
+	check(zkp_backend_msm_g1(s.be, &r2, &s.g1, &s.sc, s.density, N / 2, NULL) == 0 &&
+		      zkp_backend_msm_g1(s.be, &r2, &s.g1, &s.sc, NULL, N / 4, NULL) == 0,
+	      "msm", w, 0);
+	check(fake_cuda_mallocs() == m2, "smaller MSMs fit in it", w, 0);
+	check(zkp_mem_counter(ZKP_MEM_DEVICE) == (uint64_t)fake_cuda_live_device_bytes(),
+	      "the tracker counts the workspace", w, 0);
+
+	size_t before = fake_cuda_live_device_bytes();
+	zkp_dbuf extra;
+	fake_cuda_fail_next("cudaMalloc", CUDA_ERROR_MEMORY_ALLOCATION);
+	check(zkp_backend_alloc(s.be, &extra, N * sizeof(zkp_fr)) == 0,
+	      "out of memory with an idle workspace: the retry succeeds", w, 0);
+	check(fake_cuda_live_device_bytes() < before + N * sizeof(zkp_fr),
+	      "the workspace was let go", w, 0);
+	check(zkp_mem_counter(ZKP_MEM_DEVICE) == (uint64_t)fake_cuda_live_device_bytes(),
+	      "the tracker follows", w, 0);
+	check(!zkp_backend_cuda_failed(s.be), "the device is not marked failed", w, 0);
+	zkp_dbuf more;
+	fake_cuda_fail_next("cudaMalloc", CUDA_ERROR_MEMORY_ALLOCATION);
+	check(zkp_backend_alloc(s.be, &more, N * sizeof(zkp_fr)) == ZKP_ERR_DEVICE,
+	      "out of memory with no workspace to let go fails", w, 0);
+	check(zkp_backend_msm_g1(s.be, &r2, &s.g1, &s.sc, NULL, N / 2, NULL) == 0,
+	      "an MSM after that allocates its workspace again", w, 0);
+	zkp_backend_release(s.be, &extra);
+	st_teardown(&s);
+	leaks(w, 0);
+}
+
 int main(void)
 {
 	tu_seed();
@@ -389,6 +442,9 @@ int main(void)
 		printf("%s at each of %lu calls: %lu failures\n", codes[c].name, total,
 		       failures - f0);
 	}
+	unsigned long f0 = failures;
+	workspace(&proto);
+	printf("MSM workspace: %lu failures\n", failures - f0);
 	free(mem);
 	printf("total %lu checks, %lu failures\n", checks, failures);
 	return failures ? 1 : 0;
