@@ -487,16 +487,22 @@ static void reap(zkp_cuzk_server *g)
 	}
 }
 
-void zkp_cuzk_server_poll(zkp_cuzk_server *g)
+/* Empties the inbox; returns its calls, oldest first. */
+static gcall *take_inbox(zkp_cuzk_server *g)
 {
-	if (!g)
-		return;
 	pthread_mutex_lock(&g->mu);
 	gcall *list = g->inbox;
 	g->inbox = NULL;
 	g->inbox_tail = &g->inbox;
 	pthread_mutex_unlock(&g->mu);
-	for (gcall *c = list, *next; c; c = next) {
+	return list;
+}
+
+void zkp_cuzk_server_poll(zkp_cuzk_server *g)
+{
+	if (!g)
+		return;
+	for (gcall *c = take_inbox(g), *next; c; c = next) {
 		next = c->next;
 		if (atomic_load(&c->closed)) {
 			call_unref(c);
@@ -718,12 +724,7 @@ void zkp_cuzk_server_free(zkp_cuzk_server *g)
 			pthread_cond_wait(&g->cond, &g->mu);
 		pthread_mutex_unlock(&g->mu);
 		/* Calls read after the last poll never ran. */
-		pthread_mutex_lock(&g->mu);
-		gcall *list = g->inbox;
-		g->inbox = NULL;
-		g->inbox_tail = &g->inbox;
-		pthread_mutex_unlock(&g->mu);
-		for (gcall *c = list, *next; c; c = next) {
+		for (gcall *c = take_inbox(g), *next; c; c = next) {
 			next = c->next;
 			grpc_call_cancel_with_status(c->call, GRPC_STATUS_UNAVAILABLE,
 						     "zkpd is shutting down", NULL);

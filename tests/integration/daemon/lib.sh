@@ -165,3 +165,45 @@ free_port() {
 	done
 	return 1
 }
+
+# --- test-only certificates ------------------------------------------------------
+
+# pki_ca DIR NAME: a self-signed CA, DIR/NAME.key and DIR/NAME.pem
+pki_ca() {
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+		-keyout "$1/$2.key" -out "$1/$2.pem" -subj "/CN=zkpd $2 (test only)" \
+		-addext basicConstraints=critical,CA:TRUE \
+		-addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
+}
+# pki_leaf DIR NAME CA EXTENSIONS: a key and a certificate that CA signs
+pki_leaf() {
+	printf '%b\n' "$4" >"$1/$2.ext"
+	openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-keyout "$1/$2.key" -out "$1/$2.csr" -subj "/CN=zkpd $2 (test only)" 2>/dev/null
+	openssl x509 -req -in "$1/$2.csr" -CA "$1/$3.pem" -CAkey "$1/$3.key" \
+		-CAcreateserial -days 2 -out "$1/$2.pem" -extfile "$1/$2.ext" 2>/dev/null
+}
+# pki_make DIR: CAs ca and other-ca; server (ca, for 127.0.0.1 and
+# localhost), client (ca) and stranger (other-ca) leaves; keys mode 0600
+pki_make() {
+	mkdir -p "$1"
+	pki_ca "$1" ca
+	pki_ca "$1" other-ca
+	pki_leaf "$1" server ca 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth'
+	pki_leaf "$1" client ca 'extendedKeyUsage=clientAuth'
+	pki_leaf "$1" stranger other-ca 'extendedKeyUsage=clientAuth'
+	chmod 600 "$1"/*.key
+}
+
+# --- Filecoin circuits -------------------------------------------------------------
+
+# filecoin_circuit_ini NAME DIR OPTION: the [circuit.NAME] section of the
+# circuit DIR/NAME.pce with its INSECURE development key
+# (scripts/dev-key's files), OPTION = 2K (porep_sector_size = 2K, ...),
+# preloaded
+filecoin_circuit_ini() {
+	printf '[circuit.%s]\npce = %s/%s.pce\nkey = %s/%s.INSECURE-DEV.params\n' "$1" "$2" "$1" \
+		"$2" "$1"
+	printf 'key_format = bellman\n%s = 2K\npreload = true\n\n' "$3"
+}
+

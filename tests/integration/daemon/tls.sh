@@ -30,28 +30,7 @@ trap cleanup EXIT
 # --- test-only keys and certificates -----------------------------------
 
 pki=$work/pki-test-only
-mkdir -p "$pki"
-# ca NAME: a self-signed CA
-ca() {
-	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-		-keyout "$pki/$1.key" -out "$pki/$1.pem" -subj "/CN=zkpd $1 (test only)" \
-		-addext basicConstraints=critical,CA:TRUE \
-		-addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
-}
-# leaf NAME CA EXTENSIONS: a key and a certificate NAME signs
-leaf() {
-	printf '%b\n' "$3" >"$pki/$1.ext"
-	openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-		-keyout "$pki/$1.key" -out "$pki/$1.csr" -subj "/CN=zkpd $1 (test only)" 2>/dev/null
-	openssl x509 -req -in "$pki/$1.csr" -CA "$pki/$2.pem" -CAkey "$pki/$2.key" \
-		-CAcreateserial -days 2 -out "$pki/$1.pem" -extfile "$pki/$1.ext" 2>/dev/null
-}
-ca ca
-ca other-ca
-leaf server ca 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth'
-leaf client ca 'extendedKeyUsage=clientAuth'
-leaf stranger other-ca 'extendedKeyUsage=clientAuth'
-chmod 600 "$pki"/*.key
+pki_make "$pki"
 check "test certificates made" "openssl failed" test -s "$pki/stranger.pem"
 
 printf 'test-only-token-%s\n' "$RANDOM$RANDOM" >token

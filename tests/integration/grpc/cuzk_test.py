@@ -246,7 +246,7 @@ def main():
     check("EvictSRS by KIND-SIZE unloads the idle circuit",
           e.was_loaded and e.freed_bytes > 0, str(e))
     st = Status(pb.GetStatusRequest(), metadata=good, timeout=10)
-    tier = {s.circuit_id: s.tier for s in st.loaded_srs}.get("winning-2k")
+    tier = {s.circuit_id: s.tier for s in st.loaded_srs}.get("post-winning-2k")
     check("GetStatus then shows it COLD", tier == pb.SRSStatus.COLD, str(tier))
     p1 = Preload(pb.PreloadSrsRequest(circuit_id="winning-2k"), metadata=good, timeout=120)
     p2 = Preload(pb.PreloadSrsRequest(circuit_id="winning-2k"), metadata=good, timeout=120)
@@ -341,7 +341,7 @@ def main():
             bad("latency run %d over gRPC" % i, r.error_message)
         t0 = time.monotonic()
         p = subprocess.run([a.zkpctl, "--connect", a.framed, "--token-file", a.token_file,
-                            "post", "winning-2k", "--proof-type", "0", "--randomness",
+                            "post", "post-winning-2k", "--proof-type", "0", "--randomness",
                             a.randomness, "--request-id", "lat-framed-%d" % i, "--out",
                             os.path.join(a.out_dir, "framed-%d.bin" % i), a.winning],
                            capture_output=True)

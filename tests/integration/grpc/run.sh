@@ -73,33 +73,10 @@ max_message_bytes = 4M
 [gpus]
 devices = cpu
 
-[circuit.porep-2k]
-pce = $dir_porep_2k/porep-2k.pce
-key = $dir_porep_2k/porep-2k.INSECURE-DEV.params
-key_format = bellman
-porep_sector_size = 2K
-preload = true
-
-[circuit.winning-2k]
-pce = $dir_post_winning_2k/post-winning-2k.pce
-key = $dir_post_winning_2k/post-winning-2k.INSECURE-DEV.params
-key_format = bellman
-winning_post_sector_size = 2K
-preload = true
-
-[circuit.window-2k]
-pce = $dir_post_window_2k/post-window-2k.pce
-key = $dir_post_window_2k/post-window-2k.INSECURE-DEV.params
-key_format = bellman
-window_post_sector_size = 2K
-preload = true
-
-[circuit.snap-2k]
-pce = $dir_snap_2k/snap-2k.pce
-key = $dir_snap_2k/snap-2k.INSECURE-DEV.params
-key_format = bellman
-snap_sector_size = 2K
-preload = true
+$(filecoin_circuit_ini porep-2k "$dir_porep_2k" porep_sector_size)
+$(filecoin_circuit_ini post-winning-2k "$dir_post_winning_2k" winning_post_sector_size)
+$(filecoin_circuit_ini post-window-2k "$dir_post_window_2k" window_post_sector_size)
+$(filecoin_circuit_ini snap-2k "$dir_snap_2k" snap_sector_size)
 EOF
 launch_zkpd zkpd.log --config zkpd.ini
 ctl=("$zkpctl" --connect "unix:$sock" --token-file token)
@@ -129,14 +106,14 @@ expect 0 "zkp porep verify accepts the gRPC PoRep proof" "$zkp" porep verify --v
 	--c1 c1.json --proof grpc-c2.bin --prover-id "$prover" --sector-id 5
 check "zkp porep verify says valid" "$(said)" grep -qx valid out.txt
 expect 0 "the framed client proves the same WinningPoSt with public inputs" "${ctl[@]}" post \
-	winning-2k --proof-type 0 --randomness "$rnd" --out framed.bin --public-json win.json \
+	post-winning-2k --proof-type 0 --randomness "$rnd" --out framed.bin --public-json win.json \
 	winning/sector-24.bin
 expect 0 "zkp verify accepts the gRPC WinningPoSt proof for those inputs" "$zkp" verify \
 	--vk "$dir_post_winning_2k/post-winning-2k.INSECURE-DEV.vk" --proof grpc-winning.bin \
 	--public win.json
 check "zkp verify says valid" "$(said)" grep -qx valid out.txt
 expect 0 "the framed client proves the WindowPoSt partition with public inputs" "${ctl[@]}" \
-	post window-2k --proof-type 5 --randomness "$rnd" --out framed-window.bin \
+	post post-window-2k --proof-type 5 --randomness "$rnd" --out framed-window.bin \
 	--public-json window.json window/sector-21.bin window/sector-22.bin
 expect 0 "zkp verify accepts the gRPC WindowPoSt proof for those inputs" "$zkp" verify \
 	--vk "$dir_post_window_2k/post-window-2k.INSECURE-DEV.vk" --proof grpc-window.bin \
@@ -151,26 +128,7 @@ check "the gRPC socket is removed at exit" "$(ls "$(dirname "$grpc_sock")")" tes
 
 # --- TLS with client certificates on a TCP gRPC listener -----------------------
 pki=$work/pki-test-only
-mkdir -p "$pki"
-ca() {
-	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-		-keyout "$pki/$1.key" -out "$pki/$1.pem" -subj "/CN=zkpd $1 (test only)" \
-		-addext basicConstraints=critical,CA:TRUE \
-		-addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
-}
-leaf() { # NAME CA EXTENSIONS
-	printf '%b\n' "$3" >"$pki/$1.ext"
-	openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-		-keyout "$pki/$1.key" -out "$pki/$1.csr" -subj "/CN=zkpd $1 (test only)" 2>/dev/null
-	openssl x509 -req -in "$pki/$1.csr" -CA "$pki/$2.pem" -CAkey "$pki/$2.key" \
-		-CAcreateserial -days 2 -out "$pki/$1.pem" -extfile "$pki/$1.ext" 2>/dev/null
-}
-ca ca
-ca other-ca
-leaf server ca 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth'
-leaf client ca 'extendedKeyUsage=clientAuth'
-leaf stranger other-ca 'extendedKeyUsage=clientAuth'
-chmod 600 "$pki"/*.key
+pki_make "$pki"
 port=$(free_port)
 cat >tls.ini <<EOF
 [server]
@@ -187,11 +145,7 @@ listen = 127.0.0.1:$port
 [gpus]
 devices = cpu
 
-[circuit.winning-2k]
-pce = $dir_post_winning_2k/post-winning-2k.pce
-key = $dir_post_winning_2k/post-winning-2k.INSECURE-DEV.params
-key_format = bellman
-winning_post_sector_size = 2K
+$(filecoin_circuit_ini post-winning-2k "$dir_post_winning_2k" winning_post_sector_size)
 EOF
 launch_zkpd tls.log --config tls.ini
 if ! wait_healthy "$pid" 300 "$zkpctl" --connect "unix:$sock"; then
