@@ -3,8 +3,10 @@
  * its own on the loop thread (cuzk_server.h).
  *
  * A call's life:
- *   gRPC thread: request_call completes (NEW) -> start RECV_CLOSE_ON_SERVER
- *     (CLOSE) and RECV_MESSAGE (RECV) -> the message is decoded and
+ *   gRPC thread: request_call completes (NEW) -> a call without the bearer
+ *     token (when one is required) is refused before its message is read;
+ *     else start RECV_CLOSE_ON_SERVER (CLOSE) and RECV_MESSAGE (RECV) ->
+ *     the message is decoded and
  *     translated (cuzk_map.h) -> the call goes to the inbox, or is answered
  *     at once when it cannot be run (bad message, no token).
  *   loop thread: the call gets a session; the Authenticate envelope (when
@@ -25,6 +27,8 @@
 #include <grpc/slice.h>
 #include <grpc/support/alloc.h>
 #include <grpc/support/time.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -232,7 +236,29 @@ static int pack_authenticate(gcall *c, const char *token)
 	return 0;
 }
 
-/* NEW completed: start reading the call. gRPC thread. */
+/* Whether the call's metadata carries the token (when one is required):
+ * SHA-256 digests compared in constant time, as the framed Authenticate
+ * does. On refusal *why says what was wrong. */
+static bool token_ok(const zkp_cuzk_server *g, const gcall *c, const char **why)
+{
+	if (!g->sctx.token_sha256)
+		return true;
+	char token[TOKEN_MAX];
+	if (!bearer_token(&c->md, token, sizeof(token))) {
+		*why = "no bearer token (expected \"authorization: Bearer TOKEN\" metadata)";
+		return false;
+	}
+	uint8_t digest[32];
+	unsigned int n = 0;
+	bool ok = EVP_Digest(token, strlen(token), digest, &n, EVP_sha256(), NULL) && n == 32 &&
+		  CRYPTO_memcmp(digest, g->sctx.token_sha256, 32) == 0;
+	OPENSSL_cleanse(token, sizeof(token));
+	*why = "wrong bearer token";
+	return ok;
+}
+
+/* NEW completed: refuse a call without the token before reading anything
+ * of its message, else start reading it. gRPC thread. */
 static void on_new(gcall *c)
 {
 	c->counted = true;
@@ -242,6 +268,12 @@ static void on_new(gcall *c)
 	gpr_free(peer);
 	c->req.method = zkp_cuzk_method_of((const char *)GRPC_SLICE_START_PTR(c->details.method),
 					   GRPC_SLICE_LENGTH(c->details.method));
+	const char *why;
+	if (!token_ok(c->g, c, &why)) {
+		answer(c, ZKP_GRPC_UNAUTHENTICATED, NULL, 0, why);
+		call_unref(c);
+		return;
+	}
 	grpc_op op;
 	memset(&op, 0, sizeof(op));
 	op.op = GRPC_OP_RECV_CLOSE_ON_SERVER;
@@ -307,17 +339,12 @@ static void on_recv(gcall *c, bool ok)
 		call_unref(c);
 		return;
 	}
-	if (g->sctx.token_sha256) {
+	if (g->sctx.token_sha256) { /* checked in on_new; the session checks it again */
 		char token[TOKEN_MAX];
-		if (!bearer_token(&c->md, token, sizeof(token))) {
-			answer(c, ZKP_GRPC_UNAUTHENTICATED, NULL, 0,
-			       "no bearer token (expected \"authorization: Bearer TOKEN\" "
-			       "metadata)");
-			call_unref(c);
-			return;
-		}
+		if (!bearer_token(&c->md, token, sizeof(token)))
+			token[0] = 0;
 		rc = pack_authenticate(c, token);
-		memset(token, 0, sizeof(token));
+		OPENSSL_cleanse(token, sizeof(token));
 		if (rc) {
 			answer(c, ZKP_GRPC_RESOURCE_EXHAUSTED, NULL, 0, "out of memory");
 			call_unref(c);

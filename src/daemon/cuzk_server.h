@@ -9,8 +9,9 @@
  * code as a framed Prove, and its answer is the session's, translated back.
  *
  * Threads. One completion-queue thread of ours owns gRPC's side: it
- * accepts calls, reads each request, checks its bearer token is present
- * (server.token_file with grpc.require_token), decodes and translates it
+ * accepts calls, refuses one without the bearer token (server.token_file
+ * with grpc.require_token) before reading its message, reads each request,
+ * decodes and translates it
  * (no engine call), and hands it to the loop thread through an inbox
  * (mutex; wake() tells the loop). The loop thread owns every session and
  * is the only one that calls the engine: zkp_cuzk_server_poll takes the

@@ -117,6 +117,11 @@ def main():
                         md=[("authorization", "Bearer not-the-token")])
     check("a wrong token is refused UNAUTHENTICATED",
           code == grpc.StatusCode.UNAUTHENTICATED, "%s %s" % (code, msg))
+    big = porep("big-no-token")
+    big.vanilla_proof = b" " * (a.max_message + 1024)
+    code, msg = code_of(Submit, big, md=())
+    check("an oversize message without a token is refused before it is read",
+          code == grpc.StatusCode.UNAUTHENTICATED, "%s %s" % (code, msg))
 
     # --- status ---------------------------------------------------------------
     for _ in range(600):  # the preloads may still run
@@ -262,7 +267,7 @@ def main():
              if l.startswith("zkpd_grpc_")}
     check("it counts gRPC calls by status code",
           int(lines.get('zkpd_grpc_calls_total{code="OK"}', 0)) > 10
-          and int(lines.get('zkpd_grpc_calls_total{code="UNAUTHENTICATED"}', 0)) == 2
+          and int(lines.get('zkpd_grpc_calls_total{code="UNAUTHENTICATED"}', 0)) == 3
           and int(lines.get('zkpd_grpc_calls_total{code="NOT_FOUND"}', 0)) == 3
           and int(lines.get("zkpd_grpc_calls_abandoned_total", 0)) >= 2
           and "zkpd_grpc_calls_open" in lines, str(lines))
