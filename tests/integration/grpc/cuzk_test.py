@@ -353,6 +353,46 @@ def main():
         f.append(time.monotonic() - t0)
         if p.returncode:
             bad("latency run %d over the framed protocol" % i, p.stderr.decode()[:200])
+    # Per call: GetStatus over gRPC against Status over a framed connection
+    # (the same session code answers both), 300 sequential calls each, in
+    # alternating rounds.
+    from zkpd.v1 import zkpd_pb2 as zp
+    import socket
+    import struct
+    sock = socket.socket(socket.AF_UNIX)
+    sock.connect(a.framed[len("unix:"):])
+
+    def framed_call(call_id, req):
+        env = zp.Envelope(call_id=call_id, request=req).SerializeToString()
+        sock.sendall(struct.pack(">I", len(env)) + env)
+        while True:
+            head = b""
+            while len(head) < 4:
+                head += sock.recv(4 - len(head))
+            (n,) = struct.unpack(">I", head)
+            body = b""
+            while len(body) < n:
+                body += sock.recv(n - len(body))
+            out = zp.Envelope.FromString(body)
+            if out.call_id == call_id and out.WhichOneof("body") in ("response", "error"):
+                return out
+
+    auth = framed_call(1, zp.Request(authenticate=zp.AuthenticateRequest(token=a.token)))
+    check("a framed client in Python authenticates", auth.WhichOneof("body") == "response",
+          str(auth))
+    per_g, per_f = [], []
+    for rnd_i in range(3):
+        t0 = time.monotonic()
+        for _ in range(100):
+            Status(pb.GetStatusRequest(), metadata=good, timeout=10)
+        per_g.append((time.monotonic() - t0) / 100)
+        t0 = time.monotonic()
+        for i in range(100):
+            framed_call(10 + i, zp.Request(status=zp.StatusRequest()))
+        per_f.append((time.monotonic() - t0) / 100)
+    sock.close()
+    figures["status_call_grpc_ms_median"] = round(statistics.median(per_g) * 1000, 3)
+    figures["status_call_framed_ms_median"] = round(statistics.median(per_f) * 1000, 3)
     figures["winning_2k_grpc_seconds_median"] = round(statistics.median(g), 4)
     figures["winning_2k_framed_seconds_median"] = round(statistics.median(f), 4)
     figures["grpc_over_framed_ratio"] = round(statistics.median(g) / statistics.median(f), 3)

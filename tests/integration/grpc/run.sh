@@ -27,8 +27,9 @@ if ! "$py" -c 'import grpc, google.protobuf' 2>/dev/null || ! command -v protoc 
 	exit 1
 fi
 mkdir gen
-protoc --python_out=gen -I"$src/proto" "$src/proto/cuzk/v1/proving.proto"
-ok "Python stubs generated from proto/cuzk/v1/proving.proto"
+protoc --python_out=gen -I"$src/proto" "$src/proto/cuzk/v1/proving.proto" \
+	"$src/proto/zkpd/v1/zkpd.proto"
+ok "Python stubs generated from proto/cuzk/v1/proving.proto and proto/zkpd/v1/zkpd.proto"
 
 for k in porep-2k post-winning-2k post-window-2k snap-2k; do
 	if ! dir=$("$src/scripts/dev-key" "$k" "$build"); then
