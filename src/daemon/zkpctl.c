@@ -1796,5 +1796,7 @@ int main(int argc, char **argv)
 	}
 	free(list);
 	free(x.witness);
+	for (size_t k = 0; k < MAX_FILES; k++)
+		free(x.parts[k]);
 	return ret;
 }

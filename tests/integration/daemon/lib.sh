@@ -197,6 +197,34 @@ pki_make() {
 
 # --- Filecoin circuits -------------------------------------------------------------
 
+# filecoin_test NAME BUILD_DIR WORK_DIR: the start of a Filecoin end-to-end
+# test: set_paths, $src (the source tree), a fresh $work, $sock (pick_sock
+# NAME), the cleanup trap and a 600 s limit per command
+filecoin_test() {
+	set_paths "$2" "$3"
+	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+	make_work_dir
+	pick_sock "$1"
+	trap cleanup EXIT
+	run_timeout=600
+}
+# dev_keys CIRCUIT...: makes or finds scripts/dev-key's files of each
+# circuit (porep-2k, snap-2k, post-window-2k, post-winning-2k), their
+# directory in $dir_CIRCUIT (dashes as underscores); fails naming the first
+# that scripts/dev-key could not make
+dev_keys() {
+	local k d
+	for k in "$@"; do
+		if ! d=$("$src/scripts/dev-key" "$k" "$build"); then
+			bad "the $k development key is made or found in the cache" \
+				"scripts/dev-key failed"
+			return 1
+		fi
+		printf -v "dir_${k//-/_}" '%s' "$d"
+	done
+	ok "the development keys are made or found in the cache ($*)"
+}
+
 # filecoin_circuit_ini NAME DIR OPTION: the [circuit.NAME] section of the
 # circuit DIR/NAME.pce with its INSECURE development key
 # (scripts/dev-key's files), OPTION = 2K (porep_sector_size = 2K, ...),

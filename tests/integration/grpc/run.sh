@@ -14,12 +14,7 @@ set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/../daemon/lib.sh"
 
-set_paths "$1" "$2"
-src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
-make_work_dir
-pick_sock grpc
-trap cleanup EXIT
-run_timeout=600
+filecoin_test grpc "$1" "$2"
 py=/usr/bin/python3
 
 if ! "$py" -c 'import grpc, google.protobuf' 2>/dev/null || ! command -v protoc >/dev/null; then
@@ -31,14 +26,7 @@ protoc --python_out=gen -I"$src/proto" "$src/proto/cuzk/v1/proving.proto" \
 	"$src/proto/zkpd/v1/zkpd.proto"
 ok "Python stubs generated from proto/cuzk/v1/proving.proto and proto/zkpd/v1/zkpd.proto"
 
-for k in porep-2k post-winning-2k post-window-2k snap-2k; do
-	if ! dir=$("$src/scripts/dev-key" "$k" "$build"); then
-		bad "the $k development key is made or found in the cache" "scripts/dev-key failed"
-		exit 1
-	fi
-	eval "dir_${k//-/_}=\$dir"
-done
-ok "the development keys are made or found in the cache"
+dev_keys porep-2k post-winning-2k post-window-2k snap-2k || exit 1
 
 prover=$(printf '%062d2a' 0)
 ticket=$(printf '%02x' $(seq 1 32) | tr -d '\n')

@@ -15,12 +15,7 @@ set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/../daemon/lib.sh"
 
-set_paths "$1" "$2"
-src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
-make_work_dir
-pick_sock porep
-trap cleanup EXIT
-run_timeout=600
+filecoin_test porep "$1" "$2"
 
 if ! keydir=$("$src/scripts/porep-dev-key" "$build"); then
 	bad "the 2 KiB development key is made or found in the cache" "scripts/porep-dev-key failed"

@@ -14,21 +14,9 @@ set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/../daemon/lib.sh"
 
-set_paths "$1" "$2"
-src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
-make_work_dir
-pick_sock post
-trap cleanup EXIT
-run_timeout=600
+filecoin_test post "$1" "$2"
 
-for k in post-window-2k post-winning-2k snap-2k; do
-	if ! dir=$("$src/scripts/dev-key" "$k" "$build"); then
-		bad "the $k development key is made or found in the cache" "scripts/dev-key failed"
-		exit 1
-	fi
-	eval "dir_${k//-/_}=\$dir"
-done
-ok "the development keys are made or found in the cache"
+dev_keys post-window-2k post-winning-2k snap-2k || exit 1
 win=$dir_post_window_2k
 winning=$dir_post_winning_2k
 snapd=$dir_snap_2k

@@ -14,12 +14,7 @@ set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/../daemon/lib.sh"
 
-set_paths "$1" "$2"
-src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
-make_work_dir
-pick_sock snap
-trap cleanup EXIT
-run_timeout=600
+filecoin_test snap "$1" "$2"
 
 if ! keydir=$("$src/scripts/dev-key" snap-2k "$build"); then
 	bad "the 2 KiB SnapDeals development key is made or found in the cache" "scripts/dev-key failed"
