@@ -102,7 +102,7 @@ done
 depends=$(dpkg-deb -f "$deb" Depends)
 # dpkg-shlibdeps read these from the programs' libraries; none may be CUDA's,
 # which is linked in statically.
-for lib in libc6 libuv1 libprotobuf-c1 libjemalloc2 libssl3 libinih1 libmicrohttpd12; do
+for lib in libc6 libuv1 libprotobuf-c1 libjemalloc2 libssl3 libinih1 libmicrohttpd12 libgrpc29; do
 	if echo "$depends" | grep -q "\(^\|, \)$lib\( \|,\|$\)"; then ok "Depends names $lib"; else
 		bad "Depends lacks $lib: '$depends'"
 	fi
