@@ -189,6 +189,24 @@ static struct job *find_rid(struct zkp_engine *e, const char *rid)
 	return NULL;
 }
 
+/* A job that ended FAILED or CANCELLED gives its request_id up to the next
+ * Submit with it: a retry after a failure proves again. It stays in the
+ * history (by job id) without a request_id. */
+static bool rid_retryable(const struct job *j)
+{
+	return j->state == ZKP_JOB_FAILED || j->state == ZKP_JOB_CANCELLED;
+}
+
+static void rid_release(struct zkp_engine *e, struct job *j)
+{
+	struct job **p = &e->rid_tab[hash_rid(j->request_id, e->tab_size)];
+	while (*p != j)
+		p = &(*p)->rid_next;
+	*p = j->rid_next;
+	j->rid_next = NULL;
+	j->request_id[0] = 0;
+}
+
 struct job *job_find(struct zkp_engine *e, uint64_t id)
 {
 	return find_job(e, id);
@@ -561,6 +579,13 @@ static void job_queue(struct zkp_engine *e, struct job *j, struct circuit *c,
 	j->stage = c->loaded ? ZKP_STAGE_QUEUED : ZKP_STAGE_LOAD;
 	j->prio = p;
 	j->t_submit = eng_now();
+	if (j->request_id[0]) {
+		/* Only a failed or cancelled job can still hold it (Submit
+		 * attaches to any other). */
+		struct job *old = find_rid(e, j->request_id);
+		if (old)
+			rid_release(e, old);
+	}
 	tab_link(e->id_tab, e->rid_tab, e->tab_size, j);
 	e->n_jobs++;
 	jlist_push(&e->queue[j->prio], j);
@@ -714,10 +739,12 @@ int zkp_engine_submit(zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id, bool 
 	pthread_mutex_lock(&e->lock);
 	locked = true;
 	/* An earlier job with this request_id answers, whatever else the
-	 * spec says: the client is retrying the same request. */
+	 * spec says: the client is retrying the same request. One that
+	 * failed or was cancelled is tried again instead (job_queue takes
+	 * its request_id). */
 	if (rid[0]) {
 		struct job *old = find_rid(e, rid);
-		if (old) {
+		if (old && !rid_retryable(old)) {
 			*job_id = old->id;
 			*attached = true;
 			goto out;

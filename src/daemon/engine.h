@@ -17,9 +17,12 @@
  * Jobs. Submit takes the witness (bytes, ownership passed; or a path that
  * must resolve, with symlinks followed, inside server.witness_dir), a
  * priority and an optional request_id. A request_id equal to that of a
- * queued, running or remembered finished job returns that job (attached);
- * a job never runs twice. Finished jobs are remembered, oldest dropped
- * first, up to server.job_history.
+ * queued, running or remembered DONE job returns that job (attached): a
+ * proof is never made twice. One equal to that of a remembered job that
+ * ended FAILED or CANCELLED starts a new job, which takes the request_id
+ * over (the old one stays findable by its id): a retry after a failure
+ * proves again. Finished jobs are remembered, oldest dropped first, up to
+ * server.job_history.
  *
  * PoRep jobs. A circuit with porep_sector_size set (its .pce must be the
  * PoRep partition circuit of that size, as its label says) also takes a C1

@@ -163,6 +163,17 @@ static void hand_over(zkp_journal *j, struct jwork *w)
 
 /* ---- Submit ---- */
 
+/* Whether job id ended FAILED or CANCELLED (a Submit runs it again). */
+static bool ended_badly(zkp_engine *e, uint64_t id)
+{
+	zkp_job_info info;
+	if (zkp_engine_job_info(e, id, &info))
+		return false;
+	bool bad = info.state == ZKP_JOB_FAILED || info.state == ZKP_JOB_CANCELLED;
+	zkp_job_info_release(&info);
+	return bad;
+}
+
 int zkp_journal_submit(zkp_journal *j, zkp_engine *e, zkp_job_spec *spec,
 		       zkp_journal_submit_fn done, void *owner, uint64_t cookie, uint64_t *job_id,
 		       bool *attached, zkp_error *err)
@@ -172,10 +183,11 @@ int zkp_journal_submit(zkp_journal *j, zkp_engine *e, zkp_job_spec *spec,
 	*job_id = 0;
 	*attached = false;
 	/* Not journaled: no journal, no request_id, a Submit the engine will
-	 * refuse on its face, or one that attaches to a known job. */
+	 * refuse on its face, or one that attaches to a known job (a known
+	 * job that failed or was cancelled is run again: journaled). */
 	if (!j || !rid || !*rid || strlen(rid) > ZKP_REQUEST_ID_MAX || !spec->circuit ||
 	    strlen(spec->circuit) >= ZKP_CONFIG_NAME_MAX ||
-	    zkp_engine_find_request(e, rid, &known) == 0)
+	    (zkp_engine_find_request(e, rid, &known) == 0 && !ended_badly(e, known)))
 		return zkp_engine_submit(e, spec, job_id, attached, err);
 
 	/* The same request_id on its way to disk: wait for it, then attach. */

@@ -224,6 +224,11 @@ def main():
     check("a malformed C1 ends FAILED with the engine's reason",
           r.status == pb.AwaitProofResponse.FAILED and r.error_message.startswith("ERR_"),
           "%s %s" % (r.status, r.error_message))
+    failed_job = r.job_id
+    r = Prove(pb.ProveRequest(submit=porep("z")), metadata=good, timeout=300).result
+    check("Curio's retry under the failed request_id proves again",
+          r.status == pb.AwaitProofResponse.COMPLETED and len(r.proof) == 192
+          and r.job_id != failed_job, "%s %s %s" % (r.status, r.job_id, r.error_message))
 
     # --- an oversize message beside other calls ---------------------------------
     big = porep("too-big")

@@ -725,6 +725,53 @@ static void test_idempotent(void **state)
 			 ZKP_ERR_INVAL);
 	wait_end(c, &info);
 	zkp_job_info_release(&info);
+
+	/* A request that failed is proved when it comes again: the new job
+	 * takes the request_id, the failed one keeps its id. */
+	uint64_t bad, again, found;
+	assert_int_equal(submit_w("c1", fx_w, fx_n_w - 1, ZKP_PRIO_NORMAL, "req-retry", &bad, &att,
+				  &err),
+			 0);
+	wait_end(bad, &info);
+	assert_int_equal(info.state, ZKP_JOB_FAILED);
+	zkp_job_info_release(&info);
+	assert_int_equal(zkp_engine_find_request(t_engine, "req-retry", &found), 0);
+	assert_int_equal(found, bad);
+	assert_int_equal(submit_w("c1", fx_w, fx_n_w, ZKP_PRIO_NORMAL, "req-retry", &again, &att,
+				  &err),
+			 0);
+	assert_false(att);
+	assert_true(again > bad);
+	assert_int_equal(zkp_engine_find_request(t_engine, "req-retry", &found), 0);
+	assert_int_equal(found, again);
+	wait_end(again, &info);
+	check_proof(&info);
+	assert_string_equal(info.request_id, "req-retry");
+	zkp_job_info_release(&info);
+	assert_int_equal(zkp_engine_job_info(t_engine, bad, &info), 0);
+	assert_int_equal(info.state, ZKP_JOB_FAILED);
+	assert_string_equal(info.request_id, "");
+	zkp_job_info_release(&info);
+	/* ... and once it is DONE, the same request attaches again. */
+	assert_int_equal(submit_w("c1", fx_w, fx_n_w, ZKP_PRIO_NORMAL, "req-retry", &c, &att, &err),
+			 0);
+	assert_true(att);
+	assert_int_equal(c, again);
+	/* A cancelled request runs again too. */
+	assert_int_equal(submit_w("c1", fx_w, fx_n_w, ZKP_PRIO_LOW, "req-cancel", &bad, &att, &err),
+			 0);
+	enum zkp_job_state st;
+	assert_int_equal(zkp_engine_cancel(t_engine, bad, &st), 0);
+	wait_end(bad, &info);
+	assert_int_equal(info.state, ZKP_JOB_CANCELLED);
+	zkp_job_info_release(&info);
+	assert_int_equal(submit_w("c1", fx_w, fx_n_w, ZKP_PRIO_NORMAL, "req-cancel", &again, &att,
+				  &err),
+			 0);
+	assert_false(att);
+	wait_end(again, &info);
+	check_proof(&info);
+	zkp_job_info_release(&info);
 	stop();
 }
 
