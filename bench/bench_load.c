@@ -34,7 +34,7 @@
  *                request_ids, or a result naming another request_id); each
  *                DONE proof verifies against --vk with the result's public
  *                inputs; a cancelled one ends CANCELLED, or DONE when the
- *                cancel came too late; a Submit of 10 random finished
+ *                cancel came too late; a Submit of 10 random DONE
  *                request_ids attaches to the same job; and the Status
  *                counters jobs_done + jobs_cancelled + jobs_failed grew by
  *                the number of distinct jobs.
@@ -777,7 +777,8 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* --mixed: a Submit of proof i's request_id again must attach to its job. */
+/* --mixed: a Submit of DONE proof i's request_id again must attach to its
+ * job. */
 static bool attach_check(proof_run *p, zkp_client *c, uint64_t i)
 {
 	Zkpd__V1__Request req = ZKPD__V1__REQUEST__INIT;
@@ -849,7 +850,9 @@ static int mixed_check(proof_run *p, zkp_client *mon, uint64_t ended0, mixed_sta
 			ms->cancelled_unasked++;
 		if (p->job_id[i]) {
 			ids[n_ids++] = p->job_id[i];
-			if (k < 3)
+			/* Only a DONE job answers its request_id again: a
+			 * cancelled or failed one would be proved anew. */
+			if (k == 0)
 				fin[n_fin++] = i;
 		}
 	}
