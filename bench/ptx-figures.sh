@@ -5,12 +5,19 @@
 #    thread, spill store and load bytes, stack frame and static shared
 #    memory, from `ptxas -v` while compiling each file to a cubin with the
 #    build's flags (-O2, C++17, sm_90);
-#  - PTX instruction counts of three device functions, isolated by small
+#  - PTX instruction counts of four device functions, isolated by small
 #    wrappers compiled only here (bench/ptx-probes.cu): one G1 mixed
-#    addition (XYZZ + affine), one Fr multiplication, one NTT butterfly.
-#    A count is the instructions of the wrapper plus every .func it calls,
-#    each once (the __noinline__ point functions are .funcs); "mul" counts
-#    the integer multiply and multiply-add instructions among them.
+#    addition (XYZZ + affine), one Fr and one Fp multiplication, one NTT
+#    butterfly. A count is the instructions of the wrapper plus every .func
+#    it calls, each once; "mul" counts the integer multiply and
+#    multiply-add instructions among them;
+#  - with ZKPD_SASS_BIN set to a directory holding ptxas and cuobjdump of a
+#    CUDA toolkit from 11.8 on (Debian's non-free nvidia-cuda-toolkit is
+#    11.8): the same four as SASS for sm_90, counted per instruction
+#    (NOPs left out), IMAD and MOV apart, with registers. That ptxas
+#    assembles this nvcc's PTX with its .version lowered to its own (the
+#    cuobjdump of an older toolkit cannot read a newer nvcc's cubins), so
+#    the code is that older ptxas's: compare counts made with one toolkit.
 # Prints one JSON object on stdout. Exit 77 without nvcc, 1 when a compile
 # fails or a figure is missing.
 # Usage: bench/ptx-figures.sh [WORK_DIR]   (default: a temporary directory)
@@ -40,10 +47,15 @@ for f in ntt msm shim; do
 done
 "$nvcc" "${flags[@]}" -ptx "$root/bench/ptx-probes.cu" -o "$work/probes.ptx"
 version=$("$nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')
-python3 - "$work" "$version" <<'PY'
-import json, re, subprocess, sys
+sass_bin=${ZKPD_SASS_BIN:-}
+if [ -n "$sass_bin" ] && { [ ! -x "$sass_bin/ptxas" ] || [ ! -x "$sass_bin/cuobjdump" ]; }; then
+	echo "ptx-figures: ZKPD_SASS_BIN=$sass_bin holds no ptxas and cuobjdump" >&2
+	exit 1
+fi
+python3 - "$work" "$version" "$sass_bin" <<'PY'
+import json, os, re, subprocess, sys
 
-work, version = sys.argv[1], sys.argv[2]
+work, version, sass_bin = sys.argv[1], sys.argv[2], sys.argv[3]
 
 def demangle(names):
     try:
@@ -135,11 +147,13 @@ def closure(name):
     return seen
 
 probes = {}
-for key, entry, what in (
-        ("fr_mul", "probe_fr_mul", "fe_mul<fr_params>, one Fr Montgomery multiplication"),
-        ("g1_madd", "probe_g1_madd", "g1_xyzz_add_affine, one G1 mixed addition XYZZ + affine"),
-        ("ntt_butterfly", "probe_ntt_bfly",
-         "ntt_bfly_dit forward, one radix-2 butterfly with its twiddle")):
+probe_list = (
+    ("fr_mul", "probe_fr_mul", "fe_mul<fr_params>, one Fr Montgomery multiplication"),
+    ("fp_mul", "probe_fp_mul", "fe_mul<fp_params>, one Fp Montgomery multiplication"),
+    ("g1_madd", "probe_g1_madd", "g1_xyzz_add_affine, one G1 mixed addition XYZZ + affine"),
+    ("ntt_butterfly", "probe_ntt_bfly",
+     "ntt_bfly_dit forward, one radix-2 butterfly with its twiddle"))
+for key, entry, what in probe_list:
     fs = closure(entry)
     names = demangle(fs)
     probes[key] = {
@@ -149,11 +163,56 @@ for key, entry, what in (
         "functions": {names[f]: funcs[f]["insns"] for f in fs},
     }
 
+# SASS of the probes through another toolkit's ptxas and cuobjdump.
+sass = None
+if sass_bin:
+    ver = subprocess.run([sass_bin + "/ptxas", "--version"], capture_output=True, text=True,
+                         check=True).stdout
+    m = re.search(r"release (\d+)\.(\d+)", ver)
+    major, minor = int(m.group(1)), int(m.group(2))
+    # PTX ISA of a toolkit: 11.8 reads 7.8, 12.x 8.x, 13.x 9.x.
+    isa = "7.8" if major == 11 else "%d.%d" % (major - 4, minor)
+    ptx = re.sub(r"^\.version .*$", ".version " + isa, text, count=1, flags=re.M)
+    open(work + "/probes-sass.ptx", "w").write(ptx)
+    log = subprocess.run([sass_bin + "/ptxas", "-arch=sm_90", "-O3", "-v",
+                          work + "/probes-sass.ptx", "-o", work + "/probes-sass.cubin"],
+                         capture_output=True, text=True, check=True).stderr
+    regs, entry = {}, None
+    for line in log.split("\n"):
+        m = re.search(r"Compiling entry function '([^']+)'", line)
+        if m:
+            entry = m.group(1)
+        m = re.search(r"Used (\d+) registers", line)
+        if m and entry:
+            regs[entry], entry = int(m.group(1)), None
+    dump = subprocess.run([sass_bin + "/cuobjdump", "-sass", work + "/probes-sass.cubin"],
+                          capture_output=True, text=True, check=True).stdout
+    counts, fn = {}, None
+    for line in dump.split("\n"):
+        m = re.search(r"Function : (\S+)", line)
+        if m:
+            fn = counts.setdefault(m.group(1), {"instructions": 0, "imad": 0, "mov": 0})
+            continue
+        m = re.match(r"\s+/\*[0-9a-f]{4,}\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", line)
+        if not m or fn is None or m.group(2).startswith("NOP"):
+            continue
+        fn["instructions"] += 1
+        fn["imad"] += m.group(2).startswith(("IMAD", "IMUL"))
+        fn["mov"] += m.group(2).startswith("MOV")
+    sass = {"ptxas": "%d.%d" % (major, minor), "ptx_isa": isa}
+    for key, entry, _ in probe_list:
+        c = counts.get(entry, {"instructions": 0, "imad": 0, "mov": 0})
+        probes[key]["sass"] = dict(c, registers=regs.get(entry, 0))
+
 ok = kernels and all(k.get("registers", 0) > 0 for k in kernels) and all(
     p["ptx_instructions"] > 0 for p in probes.values())
-json.dump({"arch": "sm_90", "nvcc": version, "flags": "-O2 -std=c++17 -arch=sm_90",
-           "kernels": kernels, "noinline_functions": functions,
-           "device_functions": probes}, sys.stdout, indent=1)
+if sass:
+    ok = ok and all(p["sass"]["instructions"] > 0 for p in probes.values())
+out = {"arch": "sm_90", "nvcc": version, "flags": "-O2 -std=c++17 -arch=sm_90",
+       "kernels": kernels, "noinline_functions": functions, "device_functions": probes}
+if sass:
+    out["sass_toolkit"] = sass
+json.dump(out, sys.stdout, indent=1)
 print()
 sys.exit(0 if ok else 1)
 PY

@@ -1,15 +1,18 @@
 /*
- * Wrappers that isolate three device functions for bench/ptx-figures.sh,
+ * Wrappers that isolate four device functions for bench/ptx-figures.sh,
  * which compiles this file to PTX and counts each wrapper's instructions
- * (with the __noinline__ functions it calls). Never linked into a program.
+ * (with any function it calls out of line). Never linked into a program.
  *   probe_fr_mul:   one Fr Montgomery multiplication (fe_mul, ff.cuh)
+ *   probe_fp_mul:   one Fp Montgomery multiplication
  *   probe_g1_madd:  one G1 mixed addition, XYZZ + affine
  *                   (g1_xyzz_add_affine, ec.cuh; with its doubling and
  *                   infinity branches)
  *   probe_ntt_bfly: one forward radix-2 DIT butterfly with its twiddle
  *                   (ntt_bfly_dit, ntt.cuh: a multiplication, an addition,
  *                   a subtraction, and the idx == 0 branch)
- * Arguments come from global memory so nothing folds to constants.
+ * Arguments come from global memory, at the thread's index, so nothing
+ * folds to constants and nothing is uniform across a warp (ptxas would
+ * move warp-uniform arithmetic to the slower uniform datapath).
  */
 #include "ec.cuh"
 #include "ff.cuh"
@@ -17,15 +20,24 @@
 
 extern "C" __global__ void probe_fr_mul(dfr *ret, const dfr *a, const dfr *b)
 {
-	fe_mul(ret, a, b);
+	unsigned t = threadIdx.x;
+	fe_mul(&ret[t], &a[t], &b[t]);
+}
+
+extern "C" __global__ void probe_fp_mul(dfp *ret, const dfp *a, const dfp *b)
+{
+	unsigned t = threadIdx.x;
+	fe_mul(&ret[t], &a[t], &b[t]);
 }
 
 extern "C" __global__ void probe_g1_madd(g1_xyzz *ret, const g1_xyzz *a, const g1_affine *b)
 {
-	g1_xyzz_add_affine(ret, a, b);
+	unsigned t = threadIdx.x;
+	g1_xyzz_add_affine(&ret[t], &a[t], &b[t]);
 }
 
-extern "C" __global__ void probe_ntt_bfly(dfr *a, dfr *b, const dfr *tw, size_t n, size_t idx)
+extern "C" __global__ void probe_ntt_bfly(dfr *a, dfr *b, const dfr *tw, size_t n, const size_t *idx)
 {
-	ntt_bfly_dit(a, b, tw, n, idx, false);
+	unsigned t = threadIdx.x;
+	ntt_bfly_dit(&a[t], &b[t], tw, n, idx[t], false);
 }
