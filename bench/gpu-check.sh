@@ -3,8 +3,9 @@
 # "bench/gpu-check.sh"): builds with the CUDA backend into build-gpu (or
 # takes a kit's programs), then, each step under `timeout` and inside one
 # time budget:
-#   1. the host math test and the gpu tests (every kernel against the CPU
-#      backend, small sizes);
+#   1. the host math test, the field test (the carry-flag PTX of the field
+#      arithmetic against its host emulation) and the gpu tests (every
+#      kernel against the CPU backend, small sizes);
 #   2. results at scale, checked in O(n) on the CPU (zkpd-bench check):
 #      the G1 MSM at 2^16..2^MSM_MAX (default 27) on random scalars, 3 runs
 #      a size, every result checked (these are also the MSM timings, 2^26
@@ -90,6 +91,7 @@ if [ "${1:-}" = "--kit" ]; then
 	bin=$kit/bin
 	export LD_LIBRARY_PATH=$kit/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 	math=$bin/test_cuda_math
+	fieldtest=$bin/test_gpu_field
 	gputest=$bin/test_gpu_backend
 	gpubench=$bin/zkpd-gpu-bench
 	bench=$bin/zkpd-bench
@@ -100,6 +102,7 @@ else
 	build=${1:-$root/build-gpu}
 	outdir=${GPU_CHECK_OUT:-${OUT:-$build}}
 	math=$build/tests/unit/cuda/test_cuda_math
+	fieldtest=$build/tests/gpu/test_gpu_field
 	gputest=$build/tests/gpu/test_gpu_backend
 	gpubench=$build/bench/zkpd-gpu-bench
 	bench=$build/bench/zkpd-bench
@@ -162,8 +165,8 @@ if [ -z "$kit" ]; then
 		-DZKPD_CUDA=ON -DZKPD_JEMALLOC=OFF >/dev/null
 
 	step "build"
-	timeout 600 cmake --build "$build" -j "$jobs" --target test_gpu_backend test_cuda_math \
-		zkpd-gpu-bench zkpd-bench zkpd zkpctl zkp
+	timeout 600 cmake --build "$build" -j "$jobs" --target test_gpu_backend test_gpu_field \
+		test_cuda_math zkpd-gpu-bench zkpd-bench zkpd zkpctl zkp
 fi
 
 : >"$log"
@@ -177,6 +180,18 @@ if timeout -k 5 "$(cap 120)" "$math" >>"$log" 2>&1; then
 else
 	echo "test_cuda_math FAILED (see $log)"
 	row "host math test" FAILED "see gpu-check.log"
+	status=1
+fi
+
+step "gpu field arithmetic (carry-flag PTX against its host emulation)"
+rc=0
+# a few seconds
+timeout -k 5 "$(cap 60)" "$fieldtest" >>"$log" 2>&1 || rc=$?
+if [ "$rc" -eq 0 ]; then
+	row "gpu field arithmetic" ok ""
+else
+	echo "test_gpu_field FAILED (exit $rc, see $log)"
+	row "gpu field arithmetic" FAILED "exit $rc"
 	status=1
 fi
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the GPU check's programs here, for a GPU machine that has the CUDA
 # toolkit but not zkpd's Debian libraries (and no network to fetch them):
-# test_cuda_math, test_gpu_backend, zkpd-gpu-bench, zkpd-bench and the
-# programs zkpd, zkpctl and zkp (for a daemon smoke test on the GPU), built
-# with -DZKPD_CUDA=ON (sm_90 + PTX) and without jemalloc, copied into
+# test_cuda_math, test_gpu_field, test_gpu_backend, zkpd-gpu-bench,
+# zkpd-bench and the programs zkpd, zkpctl and zkp (for a daemon smoke test
+# on the GPU), built with -DZKPD_CUDA=ON (sm_90 + PTX) and without jemalloc, copied into
 # KIT_DIR/bin with every shared library they need beyond the C library
 # into KIT_DIR/lib. bench/gpu-check.sh --kit KIT_DIR then runs them there
 # without building anything.
@@ -19,13 +19,13 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 kit=${1:-$root/.gpu-kit}
 build=${2:-$root/build-gpu-kit}
 jobs=${JOBS:-$(nproc)}
-progs=(tests/unit/cuda/test_cuda_math tests/gpu/test_gpu_backend bench/zkpd-gpu-bench
-       bench/zkpd-bench src/daemon/zkpd src/daemon/zkpctl src/tools/zkp)
+progs=(tests/unit/cuda/test_cuda_math tests/gpu/test_gpu_field tests/gpu/test_gpu_backend
+       bench/zkpd-gpu-bench bench/zkpd-bench src/daemon/zkpd src/daemon/zkpctl src/tools/zkp)
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DZKPD_CUDA=ON \
 	-DZKPD_JEMALLOC=OFF -DBUILD_TESTING=ON >/dev/null
-cmake --build "$build" -j "$jobs" --target test_cuda_math test_gpu_backend zkpd-gpu-bench \
-	zkpd-bench zkpd zkpctl zkp
+cmake --build "$build" -j "$jobs" --target test_cuda_math test_gpu_field test_gpu_backend \
+	zkpd-gpu-bench zkpd-bench zkpd zkpctl zkp
 
 rm -rf "$kit"
 mkdir -p "$kit/bin" "$kit/lib"

@@ -10,16 +10,13 @@
  *  - outputs come first and may alias inputs;
  *  - the constants are those of src/ff/fp.c and src/ff/fr.c.
  *
- * Limb width: 64-bit limbs keep the layout of the C structs and the code
- * short. On the device a 64 x 64 product is __umul64hi plus a low multiply,
- * which the compiler lowers to 32-bit IMADs with carry chains of its
- * choosing, and the carries of the additions are compares; on the host it
- * is one unsigned __int128 product. Hand-written
- * 32-bit PTX (mad.lo.cc / madc.hi.cc chains over 12 or 8 limbs, as sppark's
- * mont_t does) usually saves 20-30 % of the instructions of a Montgomery
- * multiplication. Measure on a GPU before switching: IMAD count and issue
- * rate per SM from Nsight Compute on the MSM accumulation kernel and on a
- * 2^26 NTT stage, and the wall time of both, 64-bit vs 32-bit limbs.
+ * Limb width: values are stored as 64-bit limbs (the layout of the C
+ * structs) but computed on as 32-bit ones, which cost nothing to split and
+ * join in registers: the GPU multiplies 32 x 32 bits natively, and PTX's
+ * carry-flag instructions (carry.cuh) chain the additions. A 64 x 64
+ * product would be four such multiplications and the carries of 64-bit
+ * additions compares. bench/ptx-figures.sh counts what this saves
+ * (docs/benchmarks.md).
  *
  * Without nvcc (a plain C++ compiler), the qualifiers are defined empty so
  * the unit tests compile this header as ordinary host code.
@@ -28,6 +25,8 @@
 #define ZKPD_CUDA_FF_CUH
 
 #include <stdint.h>
+
+#include "carry.cuh"
 
 #ifdef __CUDACC__
 #define ZKP_HD __host__ __device__ __forceinline__
@@ -43,54 +42,6 @@
 #else
 #define ZKP_UNROLL _Pragma("GCC unroll 16")
 #endif
-
-/* ---- 64-bit limb primitives ---- */
-
-/* hi:lo = a * b */
-ZKP_HD uint64_t mul_wide(uint64_t a, uint64_t b, uint64_t *hi)
-{
-#ifdef __CUDA_ARCH__
-	*hi = __umul64hi(a, b);
-	return a * b;
-#else
-	unsigned __int128 p = (unsigned __int128)a * b;
-	*hi = (uint64_t)(p >> 64);
-	return (uint64_t)p;
-#endif
-}
-
-/* a + b + *carry, carry in and out 0 or 1. */
-ZKP_HD uint64_t add_carry(uint64_t a, uint64_t b, uint64_t *carry)
-{
-	uint64_t s = a + b;
-	uint64_t c = s < a;
-	uint64_t r = s + *carry;
-	*carry = c | (r < s);
-	return r;
-}
-
-/* a - b - *borrow, borrow in and out 0 or 1. */
-ZKP_HD uint64_t sub_borrow(uint64_t a, uint64_t b, uint64_t *borrow)
-{
-	uint64_t d = a - b;
-	uint64_t c = a < b;
-	uint64_t r = d - *borrow;
-	*borrow = c | (d < *borrow);
-	return r;
-}
-
-/* (hi:lo) = a * b + c + d: never overflows 128 bits. */
-ZKP_HD uint64_t mul_add2(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t *hi)
-{
-	uint64_t h, cy = 0;
-	uint64_t lo = mul_wide(a, b, &h);
-	lo = add_carry(lo, c, &cy);
-	h += cy;
-	cy = 0;
-	lo = add_carry(lo, d, &cy);
-	*hi = h + cy;
-	return lo;
-}
 
 /* ---- field parameters ---- */
 
@@ -123,7 +74,7 @@ struct fp_params {
 		};
 		return m[i];
 	}
-	static const uint64_t qinv = 0x89f3fffcfffcfffdULL; /* -p^-1 mod 2^64 */
+	static const uint32_t qinv = 0xfffcfffdU; /* -p^-1 mod 2^32 */
 };
 
 struct fr_params {
@@ -152,7 +103,7 @@ struct fr_params {
 		};
 		return m[i];
 	}
-	static const uint64_t qinv = 0xfffffffeffffffffULL;
+	static const uint32_t qinv = 0xffffffffU;
 };
 
 /* A field element: the same layout as zkp_fp / zkp_fr. */
@@ -197,26 +148,60 @@ template <class F> ZKP_HD bool fe_eq(const fe<F> *a, const fe<F> *b)
 	return t == 0;
 }
 
-/* ret = t - m if t >= m else t, for t < 2m (branch-free select). */
-template <class F> ZKP_HD void fe_reduce_once(fe<F> *ret, const uint64_t *t)
+/* ---- 32-bit limb views ---- */
+
+/* The i-th 32-bit limb of the modulus, least significant first. */
+template <class F> ZKP_HD uint32_t fe_mod32(int i)
 {
-	uint64_t s[F::N], borrow = 0;
-	ZKP_UNROLL
-	for (int i = 0; i < F::N; i++)
-		s[i] = sub_borrow(t[i], F::mod(i), &borrow);
-	uint64_t keep = (uint64_t)0 - borrow; /* all ones when t < m */
-	ZKP_UNROLL
-	for (int i = 0; i < F::N; i++)
-		ret->l[i] = (t[i] & keep) | (s[i] & ~keep);
+	return (uint32_t)(F::mod(i / 2) >> (32 * (i & 1)));
 }
 
-/* Both moduli leave a spare top bit, so a + b < 2m fits in N limbs. */
-template <class F> ZKP_HD void fe_add(fe<F> *ret, const fe<F> *a, const fe<F> *b)
+template <class F> ZKP_HD void fe_split(uint32_t *w, const fe<F> *a)
 {
-	uint64_t t[F::N], carry = 0;
+	ZKP_UNROLL
+	for (int i = 0; i < F::N; i++) {
+		w[2 * i] = (uint32_t)a->l[i];
+		w[2 * i + 1] = (uint32_t)(a->l[i] >> 32);
+	}
+}
+
+template <class F> ZKP_HD void fe_join(fe<F> *ret, const uint32_t *w)
+{
 	ZKP_UNROLL
 	for (int i = 0; i < F::N; i++)
-		t[i] = add_carry(a->l[i], b->l[i], &carry);
+		ret->l[i] = (uint64_t)w[2 * i + 1] << 32 | w[2 * i];
+}
+
+/* ret = t - m if t >= m else t, for t < 2m (branch-free select). */
+template <class F> ZKP_HD void fe_reduce_once(fe<F> *ret, const uint32_t *t)
+{
+	enum { n = 2 * F::N };
+	uint32_t s[n], w[n];
+	carry_chain c;
+	s[0] = c.sub_cc(t[0], fe_mod32<F>(0));
+	ZKP_UNROLL
+	for (int i = 1; i < n; i++)
+		s[i] = c.subc_cc(t[i], fe_mod32<F>(i));
+	uint32_t keep = c.subc(0, 0); /* all ones when t < m */
+	ZKP_UNROLL
+	for (int i = 0; i < n; i++)
+		w[i] = (t[i] & keep) | (s[i] & ~keep);
+	fe_join<F>(ret, w);
+}
+
+/* Both moduli leave a spare top bit, so a + b < 2m fits in the limbs. */
+template <class F> ZKP_HD void fe_add(fe<F> *ret, const fe<F> *a, const fe<F> *b)
+{
+	enum { n = 2 * F::N };
+	uint32_t x[n], y[n], t[n];
+	fe_split<F>(x, a);
+	fe_split<F>(y, b);
+	carry_chain c;
+	t[0] = c.add_cc(x[0], y[0]);
+	ZKP_UNROLL
+	for (int i = 1; i < n - 1; i++)
+		t[i] = c.addc_cc(x[i], y[i]);
+	t[n - 1] = c.addc(x[n - 1], y[n - 1]);
 	fe_reduce_once<F>(ret, t);
 }
 
@@ -227,54 +212,163 @@ template <class F> ZKP_HD void fe_dbl(fe<F> *ret, const fe<F> *a)
 
 template <class F> ZKP_HD void fe_sub(fe<F> *ret, const fe<F> *a, const fe<F> *b)
 {
-	uint64_t t[F::N], borrow = 0, carry = 0;
+	enum { n = 2 * F::N };
+	uint32_t x[n], y[n], t[n];
+	fe_split<F>(x, a);
+	fe_split<F>(y, b);
+	carry_chain c;
+	t[0] = c.sub_cc(x[0], y[0]);
 	ZKP_UNROLL
-	for (int i = 0; i < F::N; i++)
-		t[i] = sub_borrow(a->l[i], b->l[i], &borrow);
-	uint64_t mask = (uint64_t)0 - borrow; /* add m back when a < b */
+	for (int i = 1; i < n; i++)
+		t[i] = c.subc_cc(x[i], y[i]);
+	uint32_t mask = c.subc(0, 0); /* add m back when a < b */
+	carry_chain d;
+	t[0] = d.add_cc(t[0], fe_mod32<F>(0) & mask);
 	ZKP_UNROLL
-	for (int i = 0; i < F::N; i++)
-		ret->l[i] = add_carry(t[i], F::mod(i) & mask, &carry);
+	for (int i = 1; i < n - 1; i++)
+		t[i] = d.addc_cc(t[i], fe_mod32<F>(i) & mask);
+	t[n - 1] = d.addc(t[n - 1], fe_mod32<F>(n - 1) & mask);
+	fe_join<F>(ret, t);
 }
 
 template <class F> ZKP_HD void fe_neg(fe<F> *ret, const fe<F> *a)
 {
-	uint64_t nz = 0;
+	enum { n = 2 * F::N };
+	uint32_t x[n], t[n], nz = 0;
+	fe_split<F>(x, a);
 	ZKP_UNROLL
-	for (int i = 0; i < F::N; i++)
-		nz |= a->l[i];
-	uint64_t mask = (uint64_t)0 - (uint64_t)(nz != 0), borrow = 0;
+	for (int i = 0; i < n; i++)
+		nz |= x[i];
+	uint32_t mask = (uint32_t)0 - (uint32_t)(nz != 0);
+	carry_chain c;
+	t[0] = c.sub_cc(fe_mod32<F>(0), x[0]);
 	ZKP_UNROLL
-	for (int i = 0; i < F::N; i++)
-		ret->l[i] = sub_borrow(F::mod(i), a->l[i], &borrow) & mask;
+	for (int i = 1; i < n - 1; i++)
+		t[i] = c.subc_cc(fe_mod32<F>(i), x[i]);
+	t[n - 1] = c.subc(fe_mod32<F>(n - 1), x[n - 1]);
+	ZKP_UNROLL
+	for (int i = 0; i < n; i++)
+		t[i] &= mask;
+	fe_join<F>(ret, t);
 }
 
 /*
- * ret = a b R^-1 mod m: CIOS without the extra carry word (both moduli
- * have a spare top bit; Koc, Acar, Kaliski 1996, with the carry elimination
- * of the gnark-crypto write-up), the same algorithm as src/ff/mont_int.h.
- * 2N^2 + N 64 x 64 products.
+ * Products of one row, x[0..n-1] * y (n even), kept as two accumulators
+ * so that no carry chain has to follow two overlapping sums: lo32(x_j y)
+ * lands at limb j and hi32(x_j y) at j + 1, so the products of the even
+ * limbs of x tile an accumulator e (weights 2^0 .. 2^(32(n-1))) and those
+ * of the odd limbs one o that starts a limb higher (weights 2^32 ..
+ * 2^(32n)). The value held is e + 2^32 o. Both keep their limbs in
+ * aligned pairs (2k, 2k + 1), which the GPU's 64-bit multiply-adds want.
+ */
+
+/* e += x_even y; the carry out of e's top limb has o's top limb's weight. */
+template <int n>
+ZKP_HD void fe_mad_even(uint32_t *e, uint32_t *o, const uint32_t *x, uint32_t y)
+{
+	carry_chain c;
+	e[0] = c.mad_lo_cc(x[0], y, e[0]);
+	e[1] = c.madc_hi_cc(x[0], y, e[1]);
+	ZKP_UNROLL
+	for (int j = 2; j < n; j += 2) {
+		e[j] = c.madc_lo_cc(x[j], y, e[j]);
+		e[j + 1] = c.madc_hi_cc(x[j], y, e[j + 1]);
+	}
+	o[n - 1] = c.addc(o[n - 1], 0);
+}
+
+/* o += x_odd y, on chain c: its first operation takes the carry c holds
+ * when carry_in, none otherwise (a template argument, so that no branch
+ * sits inside a chain even unoptimised). The sum is known to fit (see
+ * fe_mul), so the top limb drops no carry. */
+template <int n, bool carry_in>
+ZKP_HD void fe_mad_odd(carry_chain &c, uint32_t *o, const uint32_t *x, uint32_t y)
+{
+	if constexpr (carry_in)
+		o[0] = c.madc_lo_cc(x[1], y, o[0]);
+	else
+		o[0] = c.mad_lo_cc(x[1], y, o[0]);
+	o[1] = c.madc_hi_cc(x[1], y, o[1]);
+	ZKP_UNROLL
+	for (int j = 3; j < n - 1; j += 2) {
+		o[j - 1] = c.madc_lo_cc(x[j], y, o[j - 1]);
+		o[j] = c.madc_hi_cc(x[j], y, o[j]);
+	}
+	o[n - 2] = c.madc_lo_cc(x[n - 1], y, o[n - 2]);
+	o[n - 1] = c.madc_hi(x[n - 1], y, o[n - 1]);
+}
+
+/*
+ * ret = a b R^-1 mod m: CIOS over 32-bit limbs (Koc, Acar, Kaliski 1996),
+ * n = 2N iterations of t = (t + a b_i + q m) / 2^32 with
+ * q = t_0 (-m^-1) mod 2^32, t held as e + 2^32 o (fe_mad_even).
+ *
+ * Bounds: with a < m, b_i, q < 2^32 and t < 2m at the start of an
+ * iteration, t + a b_i + q m < 2m 2^32 < 2^(32(n+1)) and the new t is
+ * below 2m again, both moduli leaving a spare top bit (2m < 2^(32n)). So
+ * e + 2^32 o fits its n + 1 limbs of weight and o never carries out of
+ * its top limb. One subtraction of m at the end.
+ *
+ * The division by 2^32: after the reduction e_0 = 0, and
+ * (e + 2^32 o) / 2^32 = (o + e_1) + 2^32 (e >> 64). So the old o becomes
+ * the new e, with e_1 added to its limb 0, and the old e shifted down by
+ * two limbs (pairs stay aligned) the new o. The carry of that one
+ * addition has o's limb 0's weight and runs straight into the next odd
+ * row's chain. The first iteration starts from t = 0, where the products
+ * need no additions at all.
+ * 4n^2 + n multiplications.
  */
 template <class F> ZKP_HD void fe_mul(fe<F> *ret, const fe<F> *a, const fe<F> *b)
 {
-	const int n = F::N;
-	uint64_t t[F::N];
+	enum { n = 2 * F::N };
+	uint32_t x[n], y[n], m[n], e[n], o[n];
+	fe_split<F>(x, a);
+	fe_split<F>(y, b);
 	ZKP_UNROLL
-	for (int i = 0; i < n; i++)
-		t[i] = 0;
+	for (int j = 0; j < n; j++)
+		m[j] = fe_mod32<F>(j);
 	ZKP_UNROLL
 	for (int i = 0; i < n; i++) {
-		uint64_t A, C;
-		t[0] = mul_add2(a->l[0], b->l[i], t[0], 0, &A);
-		uint64_t m = t[0] * F::qinv;
-		mul_add2(m, F::mod(0), t[0], 0, &C);
-		ZKP_UNROLL
-		for (int j = 1; j < n; j++) {
-			uint64_t p = mul_add2(a->l[j], b->l[i], t[j], A, &A);
-			t[j - 1] = mul_add2(m, F::mod(j), p, C, &C);
+		if (i == 0) {
+			ZKP_UNROLL
+			for (int j = 0; j < n; j += 2) {
+				e[j] = mul_lo32(x[j], y[0]);
+				e[j + 1] = mul_hi32(x[j], y[0]);
+				o[j] = mul_lo32(x[j + 1], y[0]);
+				o[j + 1] = mul_hi32(x[j + 1], y[0]);
+			}
+		} else {
+			uint32_t ne[n], no[n];
+			carry_chain c;
+			ne[0] = c.add_cc(o[0], e[1]);
+			ZKP_UNROLL
+			for (int j = 1; j < n; j++)
+				ne[j] = o[j];
+			ZKP_UNROLL
+			for (int j = 0; j < n - 2; j++)
+				no[j] = e[j + 2];
+			no[n - 2] = 0;
+			no[n - 1] = 0;
+			fe_mad_odd<n, true>(c, no, x, y[i]);
+			fe_mad_even<n>(ne, no, x, y[i]);
+			ZKP_UNROLL
+			for (int j = 0; j < n; j++) {
+				e[j] = ne[j];
+				o[j] = no[j];
+			}
 		}
-		t[n - 1] = C + A;
+		uint32_t q = e[0] * F::qinv;
+		carry_chain c;
+		fe_mad_odd<n, false>(c, o, m, q);
+		fe_mad_even<n>(e, o, m, q); /* e_0 becomes 0 */
 	}
+	uint32_t t[n];
+	carry_chain c;
+	t[0] = c.add_cc(o[0], e[1]);
+	ZKP_UNROLL
+	for (int j = 1; j < n - 1; j++)
+		t[j] = c.addc_cc(o[j], e[j + 1]);
+	t[n - 1] = c.addc(o[n - 1], 0);
 	fe_reduce_once<F>(ret, t);
 }
 

@@ -13,8 +13,8 @@ root=$1 build=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/kit/bin" "$tmp/kit/lib" "$tmp/out"
-for p in tests/unit/cuda/test_cuda_math tests/gpu/test_gpu_backend bench/zkpd-gpu-bench \
-	bench/zkpd-bench src/daemon/zkpd src/daemon/zkpctl src/tools/zkp; do
+for p in tests/unit/cuda/test_cuda_math tests/gpu/test_gpu_field tests/gpu/test_gpu_backend \
+	bench/zkpd-gpu-bench bench/zkpd-bench src/daemon/zkpd src/daemon/zkpctl src/tools/zkp; do
 	ln -s "$build/$p" "$tmp/kit/bin/"
 done
 total=75
@@ -32,7 +32,7 @@ fail() {
 [ "$took" -le $((total + 5)) ] || fail "took $took s of a $total s budget"
 sum=$tmp/out/summary.txt
 [ -s "$sum" ] || fail "no summary.txt"
-for r in "host math test" "gpu tests" "msm g1 2^16..2^27 checked" "msm g1 skewed scalars" \
+for r in "host math test" "gpu field arithmetic" "gpu tests" "msm g1 2^16..2^27 checked" "msm g1 skewed scalars" \
 	"msm g2 (host)" "ntt spots 2^16..2^24" "ntt spots 2^27" "proof 2^20 gpu and cpu" \
 	"proof 2^27 gpu" "zkpd on the GPU" "ntt timing"; do
 	grep -qF "$r" "$sum" || fail "no row for '$r'"

@@ -1,7 +1,9 @@
 /*
  * The __host__ __device__ math of cuda/ compiled as host C++ and checked
  * against the C layers on random inputs: Fp and Fr add, sub, mul, sqr and
- * Montgomery conversions against ff; XYZZ madd / msub / add / dbl sequences
+ * Montgomery conversions against ff (uniform values, 0, 1, -1, and limbs
+ * whose 32-bit halves are all zeros or all ones, which carry through every
+ * link of the carry chains that carry.cuh emulates here); XYZZ madd / msub / add / dbl sequences
  * and the XYZZ-to-Jacobian conversion against ec (limb for limb, and as
  * affine points); the MSM's Booth digits against GMP; and every kernel body
  * of cuda/msm.cu and cuda/ntt.cu, run by an emulated grid (blocks, then
@@ -71,13 +73,25 @@ static void rand_fr(zkp_fr *r)
 	zkp_fr_from_wide(r, w);
 }
 
-/* Mostly uniform, sometimes 0, 1 or -1. */
+/* Montgomery limbs whose 32-bit halves are all zeros or all ones, below
+ * the modulus (the top limb masked under its top bits): the values that
+ * carry or borrow through every limb of a chain. */
+static void carry_heavy(uint64_t *l, int n, uint64_t top_mask)
+{
+	static const uint64_t pat[4] = { 0, ~0ULL, 0xffffffff00000000ULL, 0x00000000ffffffffULL };
+	for (int i = 0; i < n; i++)
+		l[i] = pat[tu_rand64() % 4];
+	l[n - 1] &= top_mask;
+}
+
+/* Mostly uniform, sometimes 0, 1, -1 or carry-heavy limbs. */
 static void pick_fp(zkp_fp *r)
 {
 	switch (tu_rand64() % 16) {
 	case 0: zkp_fp_set_zero(r); break;
 	case 1: zkp_fp_set_one(r); break;
 	case 2: zkp_fp_set_one(r); zkp_fp_neg(r, r); break;
+	case 3: carry_heavy(r->l, 6, 0x0fffffffffffffffULL); break;
 	default: rand_fp(r);
 	}
 }
@@ -88,6 +102,7 @@ static void pick_fr(zkp_fr *r)
 	case 0: zkp_fr_set_zero(r); break;
 	case 1: zkp_fr_set_one(r); break;
 	case 2: zkp_fr_set_one(r); zkp_fr_neg(r, r); break;
+	case 3: carry_heavy(r->l, 4, 0x3fffffffffffffffULL); break;
 	default: rand_fr(r);
 	}
 }
