@@ -16,12 +16,15 @@
 
 #include "ff.cuh"
 
-/* The curve operations are kept out of line on the device: each is a few
- * hundred instructions of inlined field arithmetic, and inlining them into
- * every kernel multiplies ptxas time and code size for a call overhead
- * that is small next to 8-14 field multiplications. */
+/* The curve operations are inline functions whose inlining is left to
+ * nvcc, unlike the field operations, which are forced inline. nvcc inlines
+ * the mixed addition into the bucket accumulation, where calls would put
+ * the accumulator in local memory; in the window reduction, which holds
+ * three points, it keeps a general addition out of line (forced inline
+ * there, it spilled 1,116 bytes). bench/ptx-figures.sh lists what stays
+ * out of line (docs/benchmarks.md). */
 #ifdef __CUDACC__
-#define ZKP_HD_CALL __host__ __device__ inline __noinline__
+#define ZKP_HD_CALL __host__ __device__ inline
 #else
 #define ZKP_HD_CALL inline
 #endif

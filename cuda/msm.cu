@@ -52,7 +52,12 @@
 #include "kernels.cuh"
 #include "msm.cuh"
 
+/* Threads per block of the MSM's kernels, each declared with its count in
+ * __launch_bounds__ (ptxas may then give a thread up to 255 registers;
+ * no minimum of resident blocks is asked, which would cap them: that
+ * trade of registers against occupancy is for a GPU to measure). */
 #define MSM_BLOCK 128
+#define MSM_GATHER_THREADS 64
 /* Buckets per thread in the running-sum pass. */
 #define MSM_SEG 32
 
@@ -128,8 +133,8 @@ static __device__ size_t thread_id(void)
 
 /* Every thread of a warp takes part in the ballots (no early exit); lane 0
  * writes the warp's words. MSM_BLOCK is a multiple of 32. */
-static __global__ void k_prepare(uint64_t *canon, uint32_t *zero_bits, uint32_t *one_bits,
-				 const dfr *scalars, size_t n)
+static __global__ void __launch_bounds__(MSM_BLOCK)
+k_prepare(uint64_t *canon, uint32_t *zero_bits, uint32_t *one_bits, const dfr *scalars, size_t n)
 {
 	size_t i = thread_id();
 	unsigned cls = i < n ? msm_prepare(canon, scalars, i) : (unsigned)MSM_OTHER;
@@ -141,9 +146,9 @@ static __global__ void k_prepare(uint64_t *canon, uint32_t *zero_bits, uint32_t 
 	}
 }
 
-static __global__ void k_histogram(uint32_t *counts, const uint64_t *canon,
-				   const uint32_t *zero_bits, const uint32_t *one_bits, size_t n,
-				   unsigned c, unsigned k, unsigned nb)
+static __global__ void __launch_bounds__(MSM_BLOCK)
+k_histogram(uint32_t *counts, const uint64_t *canon, const uint32_t *zero_bits,
+	    const uint32_t *one_bits, size_t n, unsigned c, unsigned k, unsigned nb)
 {
 	size_t i = thread_id();
 	if (i < n)
@@ -151,7 +156,8 @@ static __global__ void k_histogram(uint32_t *counts, const uint64_t *canon,
 }
 
 /* One block of MSM_SCAN_THREADS per segment of len counts (msm.cuh). */
-static __global__ void k_scan(uint32_t *counts, uint32_t *offs, size_t len)
+static __global__ void __launch_bounds__(MSM_SCAN_THREADS)
+k_scan(uint32_t *counts, uint32_t *offs, size_t len)
 {
 	__shared__ uint32_t part[2][MSM_SCAN_THREADS];
 	uint32_t *cnt = counts + (size_t)blockIdx.x * len;
@@ -167,43 +173,44 @@ static __global__ void k_scan(uint32_t *counts, uint32_t *offs, size_t len)
 	scan_store(cnt, off, part[src], len, t, MSM_SCAN_THREADS);
 }
 
-static __global__ void k_scatter(uint32_t *sorted, uint32_t *cursor, const uint64_t *canon,
-				 const uint32_t *zero_bits, const uint32_t *one_bits, size_t n,
-				 unsigned c, unsigned k, unsigned nb)
+static __global__ void __launch_bounds__(MSM_BLOCK)
+k_scatter(uint32_t *sorted, uint32_t *cursor, const uint64_t *canon, const uint32_t *zero_bits,
+	  const uint32_t *one_bits, size_t n, unsigned c, unsigned k, unsigned nb)
 {
 	size_t i = thread_id();
 	if (i < n)
 		msm_scatter(sorted, cursor, canon, zero_bits, one_bits, i, n, c, k, nb);
 }
 
-static __global__ void k_acc_chunk(g1_xyzz *buckets, g1_xyzz *first, g1_xyzz *last,
-				   uint32_t *key, const uint32_t *sorted, const uint32_t *offs,
-				   const g1_affine *bases, size_t n, unsigned k, unsigned nb,
-				   size_t nc, unsigned ch)
+static __global__ void __launch_bounds__(MSM_BLOCK)
+k_acc_chunk(g1_xyzz *buckets, g1_xyzz *first, g1_xyzz *last, uint32_t *key, const uint32_t *sorted,
+	    const uint32_t *offs, const g1_affine *bases, size_t n, unsigned k, unsigned nb,
+	    size_t nc, unsigned ch)
 {
 	size_t id = thread_id();
 	if (id < (size_t)k * nc)
 		msm_acc_chunk(buckets, first, last, key, sorted, offs, bases, n, nb, nc, ch, id);
 }
 
-static __global__ void k_seg_step(g1_xyzz *out, const g1_xyzz *in, const uint32_t *key,
-				  unsigned k, size_t nc, size_t d)
+static __global__ void __launch_bounds__(MSM_BLOCK)
+k_seg_step(g1_xyzz *out, const g1_xyzz *in, const uint32_t *key, unsigned k, size_t nc, size_t d)
 {
 	size_t id = thread_id();
 	if (id < (size_t)k * nc)
 		msm_seg_step(out, in, key, nc, d, id);
 }
 
-static __global__ void k_bucket_finish(g1_xyzz *buckets, const g1_xyzz *last,
-				       const g1_xyzz *scanned, const uint32_t *offs, unsigned k,
-				       unsigned nb, size_t nc, unsigned ch)
+static __global__ void __launch_bounds__(MSM_BLOCK)
+k_bucket_finish(g1_xyzz *buckets, const g1_xyzz *last, const g1_xyzz *scanned, const uint32_t *offs,
+		unsigned k, unsigned nb, size_t nc, unsigned ch)
 {
 	size_t id = thread_id();
 	if (id < (size_t)k * nb)
 		msm_bucket_finish(buckets, last, scanned, offs, nb, nc, ch, id);
 }
 
-static __global__ void k_count_other(uint32_t *count, const dfr *scalars, size_t n)
+static __global__ void __launch_bounds__(MSM_BLOCK)
+k_count_other(uint32_t *count, const dfr *scalars, size_t n)
 {
 	size_t i = thread_id();
 	uint32_t v = __ballot_sync(0xffffffffu, i < n && msm_is_other(scalars, i));
@@ -211,31 +218,32 @@ static __global__ void k_count_other(uint32_t *count, const dfr *scalars, size_t
 		atomicAdd(count, (uint32_t)__popc(v));
 }
 
-static __global__ void k_reduce(g1_xyzz *segs, const g1_xyzz *buckets, unsigned k, unsigned nb,
-				unsigned nseg)
+static __global__ void __launch_bounds__(MSM_BLOCK)
+k_reduce(g1_xyzz *segs, const g1_xyzz *buckets, unsigned k, unsigned nb, unsigned nseg)
 {
 	size_t id = thread_id();
 	if (id < (size_t)k * nseg)
 		msm_reduce(segs, buckets, nb, nseg, id);
 }
 
-static __global__ void k_fold(g1_xyzz *segs, unsigned k, unsigned nseg, unsigned half)
+static __global__ void __launch_bounds__(MSM_BLOCK)
+k_fold(g1_xyzz *segs, unsigned k, unsigned nseg, unsigned half)
 {
 	size_t id = thread_id();
 	if (id < (size_t)k * half)
 		msm_fold(segs, nseg, half, id);
 }
 
-static __global__ void k_ones(g1_xyzz *partial, const uint32_t *one_bits, const g1_affine *bases,
-			      size_t n, unsigned p)
+static __global__ void __launch_bounds__(MSM_BLOCK)
+k_ones(g1_xyzz *partial, const uint32_t *one_bits, const g1_affine *bases, size_t n, unsigned p)
 {
 	size_t t = thread_id();
 	if (t < p)
 		msm_ones_partial(partial, one_bits, bases, n, p, t);
 }
 
-static __global__ void k_gather(g1_xyzz *out, const g1_xyzz *segs, const g1_xyzz *ones,
-				unsigned k, unsigned nseg)
+static __global__ void __launch_bounds__(MSM_GATHER_THREADS)
+k_gather(g1_xyzz *out, const g1_xyzz *segs, const g1_xyzz *ones, unsigned k, unsigned nseg)
 {
 	unsigned w = blockIdx.x * blockDim.x + threadIdx.x;
 	if (w < k)
@@ -309,7 +317,7 @@ cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, const dfr *sca
 			return e;
 	}
 	/* The bucket array is free by now: reuse its head for the K sums. */
-	k_gather<<<1, 64, 0, stream>>>(buckets, segs, ones, l.k, l.nseg);
+	k_gather<<<1, MSM_GATHER_THREADS, 0, stream>>>(buckets, segs, ones, l.k, l.nseg);
 	e = cudaGetLastError();
 	if (e != cudaSuccess)
 		return e;
@@ -367,16 +375,16 @@ size_t msm_compact_ws_size(size_t n)
 	return dens_layout_of(n).total;
 }
 
-static __global__ void k_density_count(uint32_t *counts, const uint64_t *words, size_t nwords,
-				       size_t n)
+static __global__ void __launch_bounds__(MSM_BLOCK)
+k_density_count(uint32_t *counts, const uint64_t *words, size_t nwords, size_t n)
 {
 	size_t w = thread_id();
 	if (w < nwords)
 		counts[w] = density_count(words, w, n);
 }
 
-static __global__ void k_density_scatter(dfr *out, const dfr *in, const uint64_t *words,
-					 const uint32_t *offs, size_t n)
+static __global__ void __launch_bounds__(MSM_BLOCK)
+k_density_scatter(dfr *out, const dfr *in, const uint64_t *words, const uint32_t *offs, size_t n)
 {
 	size_t i = thread_id();
 	if (i < n)

@@ -35,7 +35,8 @@ static unsigned blocks_for(size_t n)
 	return (unsigned)((n + NTT_BLOCK - 1) / NTT_BLOCK);
 }
 
-static __global__ void k_group(dfr *x, const dfr *tw, ntt_group gr, bool inverse)
+static __global__ void __launch_bounds__(NTT_GROUP_THREADS)
+k_group(dfr *x, const dfr *tw, ntt_group gr, bool inverse)
 {
 	__shared__ dfr sh[1 << NTT_TILE_LOG];
 	ntt_group_load(sh, x, &gr, blockIdx.x, threadIdx.x);
@@ -47,7 +48,8 @@ static __global__ void k_group(dfr *x, const dfr *tw, ntt_group gr, bool inverse
 	ntt_group_store(x, sh, &gr, blockIdx.x, threadIdx.x);
 }
 
-static __global__ void k_permute(dfr *x, size_t n, unsigned log_n)
+static __global__ void __launch_bounds__(NTT_BLOCK)
+k_permute(dfr *x, size_t n, unsigned log_n)
 {
 	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
@@ -60,8 +62,8 @@ static __global__ void k_permute(dfr *x, size_t n, unsigned log_n)
 	}
 }
 
-static __global__ void k_h_pointwise(dfr *a, const dfr *b, const dfr *c, dfr scale, bool scaled,
-				     size_t n)
+static __global__ void __launch_bounds__(NTT_BLOCK)
+k_h_pointwise(dfr *a, const dfr *b, const dfr *c, dfr scale, bool scaled, size_t n)
 {
 	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
