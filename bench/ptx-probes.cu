@@ -9,7 +9,7 @@
  *                   infinity branches)
  *   probe_ntt_bfly: one forward radix-2 DIT butterfly with its twiddle
  *                   (ntt_bfly_dit, ntt.cuh: a multiplication, an addition,
- *                   a subtraction, and the idx == 0 branch)
+ *                   a subtraction, and the branch of twiddle index 0)
  * Arguments come from global memory, at the thread's index, so nothing
  * folds to constants and nothing is uniform across a warp (ptxas would
  * move warp-uniform arithmetic to the slower uniform datapath).
@@ -36,8 +36,8 @@ extern "C" __global__ void probe_g1_madd(g1_xyzz *ret, const g1_xyzz *a, const g
 	g1_xyzz_add_affine(&ret[t], &a[t], &b[t]);
 }
 
-extern "C" __global__ void probe_ntt_bfly(dfr *a, dfr *b, const dfr *tw, size_t n, const size_t *idx)
+extern "C" __global__ void probe_ntt_bfly(dfr *a, dfr *b, const dfr *tw, const bool *one)
 {
 	unsigned t = threadIdx.x;
-	ntt_bfly_dit(&a[t], &b[t], tw, n, idx[t], false);
+	ntt_bfly_dit(&a[t], &b[t], &tw[t], one[t], false);
 }

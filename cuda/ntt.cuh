@@ -30,51 +30,51 @@ ZKP_HD size_t ntt_bitrev(size_t i, unsigned log_n)
 #endif
 }
 
-/* Decimation in frequency: (a, b) <- (a + b, (a - b) w), w = omega^(+-idx). */
-ZKP_HD void ntt_bfly_dif(dfr *a, dfr *b, const dfr *tw, size_t n, size_t idx, bool inverse)
+/* The table entry a butterfly with twiddle index idx reads: omega^idx
+ * forward, omega^(n/2 - idx) (= -omega^-idx) inverse; idx = 0 takes none
+ * (index 0 then, never multiplied by). */
+ZKP_HD size_t ntt_tw_entry(size_t n, size_t idx, bool inverse)
+{
+	return idx == 0 ? 0 : inverse ? n / 2 - idx : idx;
+}
+
+/* Decimation in frequency: (a, b) <- (a + b, (a - b) w), w = omega^(+-idx);
+ * tw_e is table entry ntt_tw_entry(n, idx, inverse), one says idx = 0. */
+ZKP_HD void ntt_bfly_dif(dfr *a, dfr *b, const dfr *tw_e, bool one, bool inverse)
 {
 	dfr s;
-	if (idx == 0) {
+	if (one) {
 		fe_sub(&s, a, b);
 		fe_add(a, a, b);
 		*b = s;
 	} else if (!inverse) {
 		fe_sub(&s, a, b);
 		fe_add(a, a, b);
-		fe_mul(b, &s, &tw[idx]);
+		fe_mul(b, &s, tw_e);
 	} else {
 		fe_sub(&s, b, a); /* (a - b) * -omega^(n/2 - idx) */
 		fe_add(a, a, b);
-		fe_mul(b, &s, &tw[n / 2 - idx]);
+		fe_mul(b, &s, tw_e);
 	}
 }
 
 /* Decimation in time: (a, b) <- (a + b w, a - b w). */
-ZKP_HD void ntt_bfly_dit(dfr *a, dfr *b, const dfr *tw, size_t n, size_t idx, bool inverse)
+ZKP_HD void ntt_bfly_dit(dfr *a, dfr *b, const dfr *tw_e, bool one, bool inverse)
 {
 	dfr s;
-	if (idx == 0) {
+	if (one) {
 		s = *b;
 		fe_sub(b, a, &s);
 		fe_add(a, a, &s);
 	} else if (!inverse) {
-		fe_mul(&s, b, &tw[idx]);
+		fe_mul(&s, b, tw_e);
 		fe_sub(b, a, &s);
 		fe_add(a, a, &s);
 	} else {
-		fe_mul(&s, b, &tw[n / 2 - idx]); /* b w = -s */
+		fe_mul(&s, b, tw_e); /* b w = -s */
 		fe_add(b, a, &s);
 		fe_sub(a, a, &s);
 	}
-}
-
-/* Butterfly q (< n/2) of the stage with half block size m: the pair
- * (i, i + m) and the twiddle index. */
-ZKP_HD void ntt_pair(size_t *i, size_t *idx, size_t q, size_t n, size_t m)
-{
-	size_t j = q & (m - 1);
-	*i = (q - j) * 2 + j;
-	*idx = j * (n / (2 * m));
 }
 
 /* The coset factor lo[k & mask] hi[k >> split] of logical index k. */
@@ -116,8 +116,8 @@ ZKP_HD void ntt_h_point(dfr *ret, const dfr *a, const dfr *b, const dfr *c, cons
  * so a grouped transform equals the radix-2 one bit for bit.
  *
  * Work of thread th (< threads) of block b, in phases with a barrier
- * between them: ntt_group_load; ntt_group_stage for s = 0 .. g - 1;
- * ntt_group_store. Each phase strides over the tile's slots (load, store)
+ * between them: ntt_group_load; ntt_group_twiddles and ntt_group_stage
+ * for s = 0 .. g - 1; ntt_group_store. Each phase strides over the tile's slots (load, store)
  * or its 2^(tile-1) butterflies (stage) by `threads`. */
 
 /* A scaling fused into a group's load (before its stages) or store
@@ -222,25 +222,67 @@ ZKP_HD void ntt_group_store(dfr *x, const dfr *sh, const ntt_group *gr, size_t b
 	}
 }
 
-/* Stage s (0-based, in execution order) of the group. */
-ZKP_HD void ntt_group_stage(dfr *sh, const dfr *tw, const ntt_group *gr, size_t b, unsigned th,
-			    unsigned s, bool inverse)
+/*
+ * The twiddles of stage s in a block. Butterfly (column lg, j < h) has
+ * twiddle index (r + j m_low) n / 2m, where the block's columns have
+ * r = r0 + rr, rr < 2^rlog: consecutive r (G <= m_low, so rlog = tile - g)
+ * or all of them (rlog = lo). So a stage needs only 2^(rlog + hlog) <=
+ * 2^(tile-1) distinct entries, entry (j << rlog) + rr, while it has
+ * 2^(tile-1) butterflies: from 1 entry per 512 butterflies (the first
+ * stage of the first group) to one each. ntt_group_twiddles copies them
+ * from the table into shared memory (a phase of its own, a barrier before
+ * the stage), and each butterfly reads its entry there.
+ */
+ZKP_HD unsigned ntt_group_rlog(const ntt_group *gr)
 {
-	unsigned glog = gr->tile - gr->g;
-	unsigned hlog = gr->dif ? gr->g - 1 - s : s;
-	size_t h = (size_t)1 << hlog, half = (size_t)1 << (gr->tile - 1);
+	return ntt_min_u(gr->tile - gr->g, gr->lo);
+}
+
+ZKP_HD unsigned ntt_group_hlog(const ntt_group *gr, unsigned s)
+{
+	return gr->dif ? gr->g - 1 - s : s;
+}
+
+/* Entries of stage s's twiddle cache (at most 2^(tile-1)). */
+ZKP_HD size_t ntt_group_twiddle_count(const ntt_group *gr, unsigned s)
+{
+	return (size_t)1 << (ntt_group_rlog(gr) + ntt_group_hlog(gr, s));
+}
+
+ZKP_HD void ntt_group_twiddles(dfr *shtw, const dfr *tw, const ntt_group *gr, size_t b,
+			       unsigned th, unsigned s, bool inverse)
+{
+	unsigned rlog = ntt_group_rlog(gr), hlog = ntt_group_hlog(gr, s);
 	size_t stride = gr->n >> (gr->lo + hlog + 1); /* n / 2m */
-	size_t rmask = ((size_t)1 << gr->lo) - 1;
+	size_t r0 = (b << (gr->tile - gr->g)) & (((size_t)1 << gr->lo) - 1);
+	size_t count = ntt_group_twiddle_count(gr, s);
+	for (size_t e = th; e < count; e += gr->threads) {
+		size_t rr = e & (((size_t)1 << rlog) - 1), j = e >> rlog;
+		size_t idx = (r0 + rr + (j << gr->lo)) * stride;
+		shtw[e] = tw[ntt_tw_entry(gr->n, idx, inverse)];
+	}
+}
+
+/* Stage s (0-based, in execution order) of the group, its twiddles in
+ * shtw (ntt_group_twiddles). */
+ZKP_HD void ntt_group_stage(dfr *sh, const dfr *shtw, const ntt_group *gr, size_t b,
+			    unsigned th, unsigned s, bool inverse)
+{
+	unsigned glog = gr->tile - gr->g, rlog = ntt_group_rlog(gr);
+	unsigned hlog = ntt_group_hlog(gr, s);
+	size_t h = (size_t)1 << hlog, half = (size_t)1 << (gr->tile - 1);
+	size_t r0 = (b << glog) & (((size_t)1 << gr->lo) - 1);
 	for (size_t u = th; u < half; u += gr->threads) {
 		size_t lg = u & (((size_t)1 << glog) - 1), q = u >> glog;
 		size_t j = q & (h - 1), t = ((q - j) << 1) + j;
-		size_t r = ((b << glog) + lg) & rmask;
-		size_t idx = (r + (j << gr->lo)) * stride;
+		size_t rr = lg & (((size_t)1 << rlog) - 1);
+		bool one = r0 + rr == 0 && j == 0; /* twiddle index 0 */
+		const dfr *w = &shtw[(j << rlog) + rr];
 		dfr *a = &sh[ntt_group_slot(gr, lg, t)], *c = &sh[ntt_group_slot(gr, lg, t + h)];
 		if (gr->dif)
-			ntt_bfly_dif(a, c, tw, gr->n, idx, inverse);
+			ntt_bfly_dif(a, c, w, one, inverse);
 		else
-			ntt_bfly_dit(a, c, tw, gr->n, idx, inverse);
+			ntt_bfly_dit(a, c, w, one, inverse);
 	}
 }
 

@@ -19,7 +19,8 @@
  *    with chunks of 1, 3 and 7 entries; the count of scalars other than 0
  *    and 1 that picks the window; the density compaction of msm_compact in
  *    front of it against zkp_msm_g1_density;
- *  - the grouped NTT of ntt_run (shared-memory groups, permutation, the
+ *  - the grouped NTT of ntt_run (shared-memory groups, each stage's
+ *    twiddles first copied into the block's cache, permutation, the
  *    coset and inverse scalings fused into the first group's load and the
  *    last group's store) against zkp_ntt for every option at
  *    2^1..2^14 with the device's plan, and with other group, tile, run and
@@ -720,15 +721,23 @@ static void grid_transform(dfr *x, const zkp_ntt_domain *d, bool dif, bool inver
 	groups[0].pre = *pre;
 	groups[count - 1].post = *post;
 	const dfr *tw = (const dfr *)d->tw;
-	std::vector<dfr> sh((size_t)1 << NTT_TILE_LOG);
+	std::vector<dfr> sh((size_t)1 << NTT_TILE_LOG), shtw((size_t)1 << (NTT_TILE_LOG - 1));
 	for (unsigned i = 0; i < count; i++) {
 		const ntt_group *g = &groups[i];
 		for (size_t b = 0; b < ntt_group_blocks(g); b++) {
 			for (unsigned th = 0; th < g->threads; th++)
 				ntt_group_load(sh.data(), x, g, b, th);
-			for (unsigned s = 0; s < g->g; s++)
+			for (unsigned s = 0; s < g->g; s++) {
+				/* stale entries from the last stage must not be read */
+				memset(shtw.data(), 0xff, shtw.size() * sizeof(dfr));
+				check(ntt_group_twiddle_count(g, s) <= (size_t)1 << (g->tile - 1),
+				      "ntt twiddle cache size", s);
 				for (unsigned th = 0; th < g->threads; th++)
-					ntt_group_stage(sh.data(), tw, g, b, th, s, inverse);
+					ntt_group_twiddles(shtw.data(), tw, g, b, th, s, inverse);
+				for (unsigned th = 0; th < g->threads; th++)
+					ntt_group_stage(sh.data(), shtw.data(), g, b, th, s,
+							inverse);
+			}
 			for (unsigned th = 0; th < g->threads; th++)
 				ntt_group_store(x, sh.data(), g, b, th);
 		}
