@@ -1,5 +1,5 @@
 /*
- * The CUDA backend: the backend ops table over device memory, one stream
+ * The CUDA backend: the backend ops table over device memory, two streams
  * per backend. This file is the only place CUDA errors become zkpd errors
  * (CUDA_TRY below); the launchers of ntt.cu and msm.cu return cudaError_t.
  *
@@ -16,6 +16,16 @@
  * cleared before each launch sequence (clear_pending), so the launchers'
  * cudaGetLastError reports their own launches and not an out-of-memory
  * that an earlier call already handled.
+ *
+ * Two streams: `stream` runs the kernels and everything ordered with them
+ * (domain tables, downloads), `xfer` the uploads, so that one proof's
+ * a, b, c and witness copy in while another proof's kernels run. An upload
+ * must still not overwrite memory that queued kernels use: ntt and
+ * h_pointwise, the operations left running when they return, note the
+ * ranges they touch under a sequence number (note_queued); stream_sync
+ * credits every number queued before it; an upload overlapping a range
+ * not yet credited waits for `stream` first. Everything else has finished
+ * on `stream` when it returns, and an upload has finished on `xfer`.
  *
  * MSM workspace: the G1 MSM's device buffers (the compacted scalars and
  * the window counter; the buckets and sort arrays) are kept between MSMs
@@ -75,6 +85,16 @@ struct pinned_block {
 	size_t bytes; /* rounded */
 };
 
+/* A range of device memory that an operation queued on `stream` touches;
+ * free once seq <= done_seq. */
+#define FLIGHT_SLOTS 16
+
+struct flight_range {
+	const char *p;
+	size_t bytes;
+	uint64_t seq;
+};
+
 /* A device buffer kept between calls. */
 typedef struct {
 	void *ptr;
@@ -84,7 +104,12 @@ typedef struct {
 struct cuda_backend {
 	zkp_backend base; /* first: the table's callers hold &base */
 	int device;
-	cudaStream_t stream;
+	cudaStream_t stream; /* kernels, domain tables, downloads */
+	cudaStream_t xfer;   /* uploads */
+	pthread_mutex_t flight_lock; /* flights, queued_seq, done_seq; around nothing else */
+	flight_range flights[FLIGHT_SLOTS];
+	uint64_t queued_seq; /* last number given to a queued operation */
+	uint64_t done_seq;   /* every number up to this one has finished */
 	pthread_mutex_t ws_lock; /* held for a whole G1 MSM: ws_small, ws_big */
 	ws_buf ws_small;         /* compacted scalars, compaction space, counter */
 	ws_buf ws_big;           /* buckets and sort arrays (msm_g1_ws_size) */
@@ -174,15 +199,72 @@ static bool range_ok(const zkp_dbuf *buf, size_t off, size_t bytes)
 	return off <= buf->bytes && bytes <= buf->bytes - off;
 }
 
+/* Waits for the work queued on `stream`, then credits it (see the top). */
+static int stream_sync(cuda_backend *cb)
+{
+	int err = 0;
+	pthread_mutex_lock(&cb->flight_lock);
+	uint64_t upto = cb->queued_seq;
+	pthread_mutex_unlock(&cb->flight_lock);
+	CUDA_TRY(cb, cudaStreamSynchronize(cb->stream));
+	pthread_mutex_lock(&cb->flight_lock);
+	if (upto > cb->done_seq)
+		cb->done_seq = upto;
+	pthread_mutex_unlock(&cb->flight_lock);
+out:
+	return err;
+}
+
+/* Notes the buffers an operation just queued on `stream` reads or writes;
+ * with no free slot for them, waits for the stream (which frees all). */
+static int note_queued(cuda_backend *cb, const zkp_dbuf *const *bufs, unsigned count)
+{
+	for (;;) {
+		pthread_mutex_lock(&cb->flight_lock);
+		unsigned free_slots = 0;
+		for (unsigned i = 0; i < FLIGHT_SLOTS; i++)
+			free_slots += cb->flights[i].seq <= cb->done_seq;
+		if (free_slots >= count) {
+			uint64_t seq = ++cb->queued_seq;
+			for (unsigned i = 0, k = 0; k < count; i++) {
+				flight_range *f = &cb->flights[i];
+				if (f->seq > cb->done_seq)
+					continue;
+				f->p = (const char *)bufs[k]->ptr;
+				f->bytes = bufs[k]->bytes;
+				f->seq = seq;
+				k++;
+			}
+			pthread_mutex_unlock(&cb->flight_lock);
+			return 0;
+		}
+		pthread_mutex_unlock(&cb->flight_lock);
+		int err = stream_sync(cb);
+		if (err)
+			return err;
+	}
+}
+
+/* Whether [p, p + bytes) overlaps memory that queued work may touch. */
+static bool in_flight(cuda_backend *cb, const char *p, size_t bytes)
+{
+	bool hit = false;
+	pthread_mutex_lock(&cb->flight_lock);
+	for (unsigned i = 0; i < FLIGHT_SLOTS && !hit; i++) {
+		const flight_range *f = &cb->flights[i];
+		hit = f->seq > cb->done_seq && p < f->p + f->bytes && f->p < p + bytes;
+	}
+	pthread_mutex_unlock(&cb->flight_lock);
+	return hit;
+}
+
 /* Waits for queued work first: the memory may still be in use by it. */
 static void dev_free(cuda_backend *cb, void *p, size_t bytes)
 {
 	if (!p)
 		return;
-	cudaError_t e = cudaStreamSynchronize(cb->stream);
-	if (e != cudaSuccess)
-		cuda_fail(cb, e, "cudaStreamSynchronize(cb->stream)", __LINE__);
-	e = cudaFree(p);
+	(void)stream_sync(cb); /* a failure is recorded; the free goes on */
+	cudaError_t e = cudaFree(p);
 	if (e != cudaSuccess)
 		cuda_fail(cb, e, "cudaFree(p)", __LINE__);
 	zkp_mem_sub(ZKP_MEM_DEVICE, bytes);
@@ -294,6 +376,7 @@ static void cuda_destroy(zkp_backend *be)
 		drop_domain(cb, &cb->domains[i]);
 	ws_drop(cb, &cb->ws_small);
 	ws_drop(cb, &cb->ws_big);
+	cudaStreamDestroy(cb->xfer);
 	cudaStreamDestroy(cb->stream);
 	for (unsigned i = 0; i < PINNED_SLOTS; i++)
 		if (cb->pinned[i].p)
@@ -301,6 +384,7 @@ static void cuda_destroy(zkp_backend *be)
 	pthread_mutex_destroy(&cb->lock);
 	pthread_mutex_destroy(&cb->err_lock);
 	pthread_mutex_destroy(&cb->ws_lock);
+	pthread_mutex_destroy(&cb->flight_lock);
 	free(cb);
 }
 
@@ -338,9 +422,11 @@ static int cuda_upload(zkp_backend *be, zkp_dbuf *dst, size_t off, const void *s
 	int err = set_device(cb);
 	if (err)
 		return err;
+	if (in_flight(cb, (const char *)dst->ptr + off, bytes) && (err = stream_sync(cb)))
+		goto out;
 	CUDA_TRY(cb, cudaMemcpyAsync((char *)dst->ptr + off, src, bytes, cudaMemcpyHostToDevice,
-				     cb->stream));
-	CUDA_TRY(cb, cudaStreamSynchronize(cb->stream));
+				     cb->xfer));
+	CUDA_TRY(cb, cudaStreamSynchronize(cb->xfer));
 out:
 	return err;
 }
@@ -369,7 +455,7 @@ static int cuda_download(zkp_backend *be, void *dst, const zkp_dbuf *src, size_t
 		return err;
 	CUDA_TRY(cb, cudaMemcpyAsync(dst, (const char *)src->ptr + off, bytes,
 				     cudaMemcpyDeviceToHost, cb->stream));
-	CUDA_TRY(cb, cudaStreamSynchronize(cb->stream));
+	err = stream_sync(cb);
 out:
 	return err;
 }
@@ -453,6 +539,10 @@ static int cuda_ntt(zkp_backend *be, zkp_dbuf *data, const zkp_ntt_domain *d,
 			     cb->stream));
 out:
 	pthread_mutex_unlock(&cb->lock);
+	if (!err) {
+		const zkp_dbuf *touched[1] = { data };
+		err = note_queued(cb, touched, 1);
+	}
 	return err;
 }
 
@@ -605,6 +695,10 @@ static int cuda_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, con
 		goto out;
 	CUDA_TRY(cb, ntt_h_pointwise((dfr *)a->ptr, (const dfr *)b->ptr, (const dfr *)c->ptr,
 				     scale ? &s : NULL, n, cb->stream));
+	{
+		const zkp_dbuf *touched[3] = { a, b, c };
+		err = note_queued(cb, touched, 3);
+	}
 out:
 	return err;
 }
@@ -615,9 +709,7 @@ static int cuda_sync(zkp_backend *be)
 	int err = set_device(cb);
 	if (err)
 		return err;
-	CUDA_TRY(cb, cudaStreamSynchronize(cb->stream));
-out:
-	return err;
+	return stream_sync(cb);
 }
 
 /* The size a pinned block of `bytes` really has: whole granules. */
@@ -750,6 +842,11 @@ extern "C" int zkp_backend_cuda_new(zkp_backend **ret, int device, zkp_error *er
 	cudaError_t e = cudaSetDevice(device);
 	if (e == cudaSuccess)
 		e = cudaStreamCreateWithFlags(&cb->stream, cudaStreamNonBlocking);
+	if (e == cudaSuccess) {
+		e = cudaStreamCreateWithFlags(&cb->xfer, cudaStreamNonBlocking);
+		if (e != cudaSuccess)
+			cudaStreamDestroy(cb->stream);
+	}
 	if (e != cudaSuccess) {
 		free(cb);
 		return zkp_error_set(err, ZKP_ERR_DEVICE, "cuda device %d: %s", device,
@@ -758,6 +855,7 @@ extern "C" int zkp_backend_cuda_new(zkp_backend **ret, int device, zkp_error *er
 	pthread_mutex_init(&cb->lock, NULL);
 	pthread_mutex_init(&cb->err_lock, NULL);
 	pthread_mutex_init(&cb->ws_lock, NULL);
+	pthread_mutex_init(&cb->flight_lock, NULL);
 	cb->base.ops = &cuda_ops;
 	cb->base.host_visible = false;
 	cb->device = device;

@@ -6,9 +6,12 @@
  * Invariants:
  *  - One backend drives one device, chosen at creation. Every call makes
  *    that device current for the calling thread first and enqueues its work
- *    on the backend's own stream, so nothing relies on a process-wide
+ *    on the backend's own two streams, so nothing relies on a process-wide
  *    current device; several backends (one per device) may be used from
- *    the same threads.
+ *    the same threads. Uploads have a stream of their own, so a thread's
+ *    upload copies in while another thread's kernels run; an upload into
+ *    memory that a queued ntt or h_pointwise still uses waits for that
+ *    work first, so it never races it.
  *  - host_visible is false: buffers are device memory (cudaMalloc), counted
  *    in the memory tracker under ZKP_MEM_DEVICE while they live.
  *    import_host copies the host data once and keeps no reference to it.
@@ -82,7 +85,7 @@
 int zkp_backend_cuda_count(int *n);
 
 /* A backend on device `device` (0-based, < zkp_backend_cuda_count) with its
- * own stream. Errors: ZKP_ERR_INVAL (no such device), ZKP_ERR_NOMEM,
+ * own streams (kernels; uploads). Errors: ZKP_ERR_INVAL (no such device), ZKP_ERR_NOMEM,
  * ZKP_ERR_DEVICE; err (may be NULL) gets the message. Free with
  * zkp_backend_free. */
 int zkp_backend_cuda_new(zkp_backend **ret, int device, zkp_error *err);

@@ -30,12 +30,16 @@ struct state {
 	dim3 grid, block;
 	size_t shmem;
 	cudaStream_t stream;
+	unsigned long created;                        /* streams created since the reset */
+	std::map<cudaStream_t, unsigned long> ordinal; /* 1-based creation order */
+	std::map<cudaStream_t, unsigned long> syncs;
+	cudaStream_t last_h2d;
 };
 
 state &st()
 {
 	static state s = { 0, 0, 0, cudaSuccess, cudaSuccess, cudaSuccess, "", nullptr, 0, {}, {},
-			   0, 0, dim3(), dim3(), 0, nullptr };
+			   0, 0, dim3(), dim3(), 0, nullptr, 0, {}, {}, nullptr };
 	return s;
 }
 
@@ -90,6 +94,32 @@ void fake_cuda_reset(void)
 	s.fail_code = s.pending = s.sticky = cudaSuccess;
 	s.failed_call = "";
 	s.fail_name = nullptr;
+	s.created = 0;
+	s.ordinal.clear();
+	s.syncs.clear();
+	s.last_h2d = nullptr;
+}
+
+/* The stream of creation ordinal k (1-based) since the reset. */
+static cudaStream_t stream_of(unsigned long k)
+{
+	for (const auto &kv : st().ordinal)
+		if (kv.second == k)
+			return kv.first;
+	return nullptr;
+}
+
+unsigned long fake_cuda_stream_syncs(unsigned long k)
+{
+	cudaStream_t h = stream_of(k);
+	auto it = st().syncs.find(h);
+	return h && it != st().syncs.end() ? it->second : 0;
+}
+
+unsigned long fake_cuda_last_upload_stream(void)
+{
+	auto it = st().ordinal.find(st().last_h2d);
+	return st().last_h2d && it != st().ordinal.end() ? it->second : 0;
 }
 
 void fake_cuda_fail_next(const char *name, int code)
@@ -197,8 +227,10 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
 	cudaError_t e;
 	if (!enter("cudaStreamCreateWithFlags", true, &e))
 		return e;
+	static unsigned long handles; /* never reset: a handle is never reused */
 	st().streams++;
-	*stream = (cudaStream_t)(uintptr_t)(0x1000 + st().streams);
+	*stream = (cudaStream_t)(uintptr_t)(0x1000 + ++handles);
+	st().ordinal[*stream] = ++st().created;
 	return cudaSuccess;
 }
 
@@ -214,10 +246,10 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream)
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
-	(void)stream;
 	cudaError_t e;
 	if (!enter("cudaStreamSynchronize", false, &e))
 		return e;
+	st().syncs[stream]++;
 	return cudaSuccess;
 }
 
@@ -272,11 +304,11 @@ cudaError_t cudaFreeHost(void *ptr)
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
 			    cudaStream_t stream)
 {
-	(void)kind;
-	(void)stream;
 	cudaError_t e;
 	if (!enter("cudaMemcpyAsync", true, &e))
 		return e;
+	if (kind == cudaMemcpyHostToDevice)
+		st().last_h2d = stream;
 	if (count)
 		memmove(dst, src, count);
 	return cudaSuccess;

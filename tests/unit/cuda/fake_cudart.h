@@ -49,6 +49,14 @@ unsigned long fake_cuda_mallocs(void);
 /* Bytes of device memory allocated and not yet freed. */
 size_t fake_cuda_live_device_bytes(void);
 
+/* Stream k (1-based, in creation order since the last reset): how many
+ * cudaStreamSynchronize calls on it succeeded. */
+unsigned long fake_cuda_stream_syncs(unsigned long k);
+
+/* The creation ordinal of the stream of the last host-to-device
+ * cudaMemcpyAsync since the reset (0: none). */
+unsigned long fake_cuda_last_upload_stream(void);
+
 /* Counted calls since the last reset. */
 unsigned long fake_cuda_calls(void);
 

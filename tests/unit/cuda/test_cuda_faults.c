@@ -26,7 +26,10 @@
  * nothing, a larger one grows it, the tracker counts what is held, an
  * allocation that meets an out-of-memory lets the idle workspace go and
  * succeeds on its second try, one with nothing to let go fails, and
- * teardown frees everything.
+ * teardown frees everything. Then the upload stream: uploads go on the
+ * second stream and wait for the kernels' stream only when they would
+ * overwrite memory a queued NTT or H step still uses (or when more
+ * operations are queued than the shim tracks), and not after a sync.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -384,6 +387,50 @@ static void workspace(const struct scene *proto)
 	leaks(w, 0);
 }
 
+/* Uploads run on the second stream and wait for the kernels' stream only
+ * when they would overwrite memory that queued work still uses. */
+static void upload_stream(const struct scene *proto)
+{
+	struct scene s = *proto;
+	const char *w = "upload stream";
+	const unsigned long COMPUTE = 1, XFER = 2; /* creation order in the shim */
+	const size_t bytes = N * sizeof(zkp_fr);
+	fake_cuda_reset();
+	check(st_new(&s) == 0 && st_alloc(&s) == 0, "setup", w, 0);
+	check(st_upload(&s) == 0, "upload", w, 0);
+	check(fake_cuda_last_upload_stream() == XFER, "uploads go on their own stream", w, 0);
+	check(fake_cuda_stream_syncs(COMPUTE) == 0, "an upload into idle memory waits for no kernel",
+	      w, 0);
+	check(st_ntt(&s) == 0, "ntt", w, 0);
+	unsigned long c0 = fake_cuda_stream_syncs(COMPUTE);
+	check(zkp_backend_upload(s.be, &s.b, 0, s.host_sc, bytes) == 0 &&
+		      zkp_backend_upload(s.be, &s.sc, 0, s.host_sc, bytes) == 0,
+	      "upload", w, 0);
+	check(fake_cuda_stream_syncs(COMPUTE) == c0,
+	      "beside a queued NTT, uploads into other buffers do not wait for it", w, 0);
+	check(zkp_backend_upload(s.be, &s.a, bytes / 2, s.host_sc, 64) == 0, "upload", w, 0);
+	check(fake_cuda_stream_syncs(COMPUTE) == c0 + 1,
+	      "an upload into the NTT's buffer waits for it", w, 0);
+	check(zkp_backend_upload(s.be, &s.a, 0, s.host_sc, bytes) == 0 &&
+		      fake_cuda_stream_syncs(COMPUTE) == c0 + 1,
+	      "once waited for, the NTT holds nothing back", w, 0);
+	check(st_pointwise(&s) == 0, "pointwise", w, 0);
+	check(zkp_backend_upload(s.be, &s.sc, 0, s.host_sc, bytes) == 0 &&
+		      fake_cuda_stream_syncs(COMPUTE) == c0 + 2,
+	      "an upload into a buffer the H step reads waits for it", w, 0);
+	for (int i = 0; i < 40; i++)
+		check(st_ntt(&s) == 0, "ntt", w, i);
+	check(zkp_backend_upload(s.be, &s.sc, 0, s.host_sc, bytes) == 0, "upload", w, 0);
+	unsigned long c1 = fake_cuda_stream_syncs(COMPUTE);
+	check(c1 > c0 + 2, "more queued operations than slots: the stream is waited for", w, 0);
+	check(st_sync(&s) == 0 && zkp_backend_upload(s.be, &s.a, 0, s.host_sc, bytes) == 0 &&
+		      fake_cuda_stream_syncs(COMPUTE) == c1 + 1,
+	      "after sync, uploads wait for nothing", w, 0);
+	check(fake_cuda_stream_syncs(XFER) > 0, "an upload waits for its own copy", w, 0);
+	st_teardown(&s);
+	leaks(w, 0);
+}
+
 int main(void)
 {
 	tu_seed();
@@ -445,6 +492,9 @@ int main(void)
 	unsigned long f0 = failures;
 	workspace(&proto);
 	printf("MSM workspace: %lu failures\n", failures - f0);
+	f0 = failures;
+	upload_stream(&proto);
+	printf("upload stream: %lu failures\n", failures - f0);
 	free(mem);
 	printf("total %lu checks, %lu failures\n", checks, failures);
 	return failures ? 1 : 0;
