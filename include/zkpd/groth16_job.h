@@ -10,7 +10,8 @@
  *   zkp_groth16_job_eval    a, b, c = A w, B w, C w plus the input rows;
  *                           refuses a witness with a_i b_i != c_i on some
  *                           row (ZKP_ERR_UNSATISFIED naming the first),
- *                           one Fr multiplication per row over the pool
+ *                           one Fr multiplication per row over the pool;
+ *                           on a device, uploads a, b, c and the witness
  *   zkp_groth16_job_ntt     H from a, b, c; frees b and c
  *   zkp_groth16_job_msm     starts the B_G2 MSM on its own thread, runs the
  *                           G1 MSMs (H, L, A, B_G1) on the caller's; frees H
@@ -49,9 +50,10 @@ typedef struct zkp_groth16_job zkp_groth16_job;
  * host-visible one (the CPU) a, b, c are evaluated in place and the key's
  * queries are referenced where they lie. On a device backend (host_visible
  * false) a, b, c are evaluated into host staging memory (host_alloc:
- * pinned) and uploaded, H is computed on the device (NTTs and the fused
- * pointwise step, nothing comes back), the witness is uploaded once for
- * the L, A and B_G1 MSMs, and the B_G2 MSM runs on a CPU backend of the
+ * pinned) and uploaded, the witness after them through the same staging
+ * (in eval, so before the device stage; once, for the L, A and B_G1
+ * MSMs), H is computed on the device (NTTs and the fused pointwise step,
+ * nothing comes back), and the B_G2 MSM runs on a CPU backend of the
  * job's own over pool, overlapped with the device's G1 MSMs. The key's G1
  * queries are copied to the device per proof unless the job is given a
  * resident copy (zkp_groth16_job_use_resident), which a daemon makes once

@@ -329,6 +329,31 @@ static uint64_t first_unsatisfied(const zkp_fr *a, const zkp_fr *b, const zkp_fr
 	return atomic_load(&k.first);
 }
 
+/* The witness onto a device backend (w_dev, for the G1 MSMs), through the
+ * pinned staging of a, b, c (cap elements) once those are uploaded: a
+ * pinned copy runs at full bus speed, and here, before the device stage,
+ * it overlaps the kernels of the job ahead. */
+static int stage_witness(zkp_groth16_job *job, zkp_fr *stage, size_t cap, zkp_error *err)
+{
+	const zkp_pce_dims *dims = zkp_pce_get_dims(job->pce);
+	const size_t n_all = (size_t)(dims->n_inputs + dims->n_aux);
+	zkp_backend *be = job->be;
+	int rc = zkp_backend_alloc(be, &job->w_dev, n_all * sizeof(zkp_fr));
+	if (rc)
+		return zkp_error_set(err, rc, "prove: cannot allocate %zu bytes for the witness on "
+					      "backend %s", n_all * sizeof(zkp_fr), be->ops->name);
+	for (size_t off = 0; off < n_all && !rc; off += cap) {
+		size_t k = n_all - off < cap ? n_all - off : cap;
+		memcpy(stage, job->w + off, k * sizeof(zkp_fr));
+		rc = zkp_backend_upload(be, &job->w_dev, off * sizeof(zkp_fr), stage,
+					k * sizeof(zkp_fr));
+	}
+	if (rc)
+		zkp_error_set(err, rc, "prove: uploading the witness to backend %s failed",
+			      be->ops->name);
+	return rc;
+}
+
 int zkp_groth16_job_eval(zkp_groth16_job *job, zkp_error *err)
 {
 	int rc = enter(job, JOB_NEW, "eval", err);
@@ -387,12 +412,16 @@ int zkp_groth16_job_eval(zkp_groth16_job *job, zkp_error *err)
 	if (stage) {
 		for (int i = 0; i < 3 && !rc; i++)
 			rc = zkp_backend_upload(be, &job->bufs[i], 0, abc[i], n * sizeof(zkp_fr));
-		zkp_backend_host_free(be, stage, stage_bytes);
 		if (rc) {
+			zkp_backend_host_free(be, stage, stage_bytes);
 			zkp_error_set(err, rc, "prove: uploading a, b, c to backend %s failed",
 				      be->ops->name);
 			goto out;
 		}
+		rc = stage_witness(job, stage, 3 * n, err);
+		zkp_backend_host_free(be, stage, stage_bytes);
+		if (rc)
+			goto out;
 	}
 	job->tm.eval = g16_now() - t0;
 	observe(job, ZKP_GROTH16_STAGE_EVAL);
@@ -512,8 +541,8 @@ int zkp_groth16_job_msm(zkp_groth16_job *job, zkp_error *err)
 			     zkp_pce_density_b_aux(pce), n_aux);
 	}
 	/* B_G2 on the host backend, its bases and scalars referenced in place
-	 * there; the G1 MSMs read the witness from be (one upload on a
-	 * device). */
+	 * there; the G1 MSMs read the witness from be (on a device, uploaded
+	 * in eval). */
 	zkp_backend *hb = job->host_be;
 	rc = zkp_backend_import_host(hb, &job->b2_bases, pk->b_g2, pk->n[ZKP_GROTH16_B_G2] *
 								    sizeof(zkp_g2_affine));
@@ -523,7 +552,10 @@ int zkp_groth16_job_msm(zkp_groth16_job *job, zkp_error *err)
 		zkp_error_set(err, rc, "prove: backend %s refused the B_G2 query", hb->ops->name);
 		goto out;
 	}
-	rc = zkp_backend_import_host(be, &job->w_dev, w, n_all * sizeof(zkp_fr));
+	/* A device backend has it from eval (stage_witness); a host-visible
+	 * one references it in place. */
+	if (!job->w_dev.ptr)
+		rc = zkp_backend_import_host(be, &job->w_dev, w, n_all * sizeof(zkp_fr));
 	if (rc) {
 		zkp_error_set(err, rc, "prove: cannot place the witness (%zu bytes) on backend %s",
 			      n_all * sizeof(zkp_fr), be->ops->name);

@@ -31,18 +31,23 @@ static void load_pce(struct g16t_circuit *c, const char *path)
 
 /* A random satisfiable circuit: each row takes random linear combinations
  * of earlier variables for A and B and defines a new aux variable in C. */
-static void random_circuit(struct g16t_circuit *c, size_t n_inputs, size_t rows, const char *name)
+/* ... and `extra` more aux variables (random values, each row's A reading
+ * one of them), so the witness can be many times longer than the domain. */
+static void random_circuit_wide(struct g16t_circuit *c, size_t n_inputs, size_t rows,
+				size_t extra, const char *name)
 {
 	char path[128];
 	zkp_error err = { 0 };
 	zkp_pce_builder *b;
-	size_t n_aux = rows + 2;
+	size_t n_aux = rows + 2 + extra;
 	g16t_tmp_path(path, sizeof(path), name);
 	c->n_w = n_inputs + n_aux;
 	c->w = malloc(c->n_w * sizeof(zkp_fr));
 	assert_non_null(c->w);
 	zkp_fr_set_one(&c->w[0]);
 	for (size_t i = 1; i < n_inputs + 2; i++)
+		g16t_rand_fr(&c->w[i]);
+	for (size_t i = c->n_w - extra; i < c->n_w; i++)
 		g16t_rand_fr(&c->w[i]);
 	assert_int_equal(zkp_pce_builder_new(&b, n_inputs, n_aux), 0);
 	size_t known = n_inputs + 2;
@@ -54,6 +59,8 @@ static void random_circuit(struct g16t_circuit *c, size_t n_inputs, size_t rows,
 		zkp_fr_set_zero(&bv);
 		for (size_t k = 0; k < na; k++) {
 			ta[k].col = (uint32_t)(tu_rand64() % known);
+			if (extra && k == 0) /* every row reads one of the extra variables */
+				ta[k].col = (uint32_t)(c->n_w - 1 - tu_rand64() % extra);
 			if (tu_rand64() % 2)
 				zkp_fr_set_one(&ta[k].coeff);
 			else
@@ -89,6 +96,11 @@ static void random_circuit(struct g16t_circuit *c, size_t n_inputs, size_t rows,
 		fail_msg("write: %s", zkp_error_text(&err, rc));
 	load_pce(c, path);
 	assert_int_equal(zkp_pce_check(c->pce, c->w, NULL, NULL, &err), 0);
+}
+
+static void random_circuit(struct g16t_circuit *c, size_t n_inputs, size_t rows, const char *name)
+{
+	random_circuit_wide(c, n_inputs, rows, 0, name);
 }
 
 struct env {
@@ -399,7 +411,8 @@ static void test_offhost_hides(void **state)
 
 /* The prover on a backend whose memory the host cannot read (as a GPU's):
  * both H conventions and A/B layouts, with the key's queries imported per
- * proof and from a resident copy; every proof verifies. */
+ * proof and from a resident copy, and a witness over 3 times the domain
+ * (staged for upload in several pieces); every proof verifies. */
 static void test_device_backend(void **state)
 {
 	(void)state;
@@ -408,11 +421,13 @@ static void test_device_backend(void **state)
 	zkp_error err = { 0 };
 	env_new(&e, 2);
 	assert_int_equal(zkp_backend_offhost_new(&oh, e.be), 0);
-	for (int it = 0; it < 4; it++) {
+	for (int it = 0; it < 5; it++) {
 		struct g16t_circuit c;
 		zkp_groth16_pk pk;
 		zkp_groth16_proof p;
-		if (it % 2 == 0)
+		if (it == 4)
+			random_circuit_wide(&c, 2, 5, 200, "dev.pce"); /* 209 variables, n = 8 */
+		else if (it % 2 == 0)
 			g16t_synth_circuit(&c, 1000, tu_rand64(), "dev.pce");
 		else
 			random_circuit(&c, 1 + tu_rand64() % 4, 1 + tu_rand64() % 300, "dev.pce");
