@@ -19,7 +19,9 @@
 #      CPU backend, 2^PROVE_LOG (24) on the GPU, and 2^27 when the estimate
 #      made from the 2^PROVE_LOG run fits what is left (else a message);
 #   5. four proofs through zkpd on the GPU (gpus.devices = auto);
-#   6. NTT timings at 2^20..2^NTT_MAX with zkpd-gpu-bench;
+#   6. the G1 MSM at 2^22..2^26 built with its point kernels held to 4
+#      resident blocks (ZKPD_CUDA_MSM_MIN_BLOCKS=4), timed against step 2;
+#   7. NTT timings at 2^20..2^NTT_MAX with zkpd-gpu-bench;
 # and prints a summary table last, also written to summary.txt.
 #
 # Time: the whole script finishes within TOTAL_S (default 480 s, 8
@@ -95,6 +97,7 @@ if [ "${1:-}" = "--kit" ]; then
 	gputest=$bin/test_gpu_backend
 	gpubench=$bin/zkpd-gpu-bench
 	bench=$bin/zkpd-bench
+	bench_mb4=$bin/zkpd-bench-mb4
 	zkp=$bin/zkp
 	zkpd=$bin/zkpd
 	zkpctl=$bin/zkpctl
@@ -106,6 +109,7 @@ else
 	gputest=$build/tests/gpu/test_gpu_backend
 	gpubench=$build/bench/zkpd-gpu-bench
 	bench=$build/bench/zkpd-bench
+	bench_mb4=$build-mb4/bench/zkpd-bench
 	zkp=$build/src/tools/zkp
 	zkpd=$build/src/daemon/zkpd
 	zkpctl=$build/src/daemon/zkpctl
@@ -167,6 +171,12 @@ if [ -z "$kit" ]; then
 	step "build"
 	timeout 600 cmake --build "$build" -j "$jobs" --target test_gpu_backend test_gpu_field \
 		test_cuda_math zkpd-gpu-bench zkpd-bench zkpd zkpctl zkp
+	# zkpd-bench again with the MSM's point kernels held to 4 resident
+	# blocks (the occupancy A/B near the end); optional.
+	timeout 180 cmake -S "$root" -B "$build-mb4" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
+		-DZKPD_CUDA=ON -DZKPD_JEMALLOC=OFF -DZKPD_CUDA_MSM_MIN_BLOCKS=4 >/dev/null &&
+		timeout 600 cmake --build "$build-mb4" -j "$jobs" --target zkpd-bench ||
+		echo "gpu-check: the min-blocks 4 build failed; its step will be skipped"
 fi
 
 : >"$log"
@@ -189,6 +199,10 @@ rc=0
 timeout -k 5 "$(cap 60)" "$fieldtest" >>"$log" 2>&1 || rc=$?
 if [ "$rc" -eq 0 ]; then
 	row "gpu field arithmetic" ok ""
+elif [ "$rc" -eq 77 ]; then
+	echo "gpu field test was SKIPPED: no CUDA device seen"
+	row "gpu field arithmetic" FAILED "no CUDA device seen"
+	status=1
 else
 	echo "test_gpu_field FAILED (exit $rc, see $log)"
 	row "gpu field arithmetic" FAILED "exit $rc"
@@ -437,6 +451,38 @@ fi
 json=$outdir/gpu-bench.json
 table=$outdir/gpu-bench.table
 : >"$table"
+# The MSM's occupancy trade (docs/benchmarks.md): the G1 MSM at
+# 2^22..2^26 with its point kernels held to 4 resident blocks (128
+# registers, a few hundred bytes of spills) against the default build's
+# runs above, medians of 3, every result checked. Bases up to 2^26 in
+# about 4 s, the MSMs about 5 s at the target speed.
+if [ ! -x "$bench_mb4" ]; then
+	row "msm min blocks 4 vs default" skipped "no zkpd-bench built with them"
+elif fits "msm min blocks 4 vs default" 30; then
+	step "msm min blocks 4 vs default"
+	rc=0
+	timeout -k 5 "$(cap 90)" "$bench_mb4" check msm --backend cuda --log2 22..26 --runs 3 \
+		--scalars random --seed "$seed" >"$tmp/mb4.json" 2>>"$log" || rc=$?
+	# its lines join gpu-check.json marked with the build
+	sed 's/^{/{"build":"msm_min_blocks_4",/' "$tmp/mb4.json" >>"$checks_json"
+	ratios=$(python3 - "$checks_json" 2>/dev/null <<'PY' || true
+import json, sys
+base, mb4 = {}, {}
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o.get("check") == "msm" and o.get("group") == "g1" and o.get("scalars") == "random":
+        (mb4 if o.get("build") else base)[o["log_n"]] = o["median_ms"]
+print(", ".join("2^%d %.2f" % (k, mb4[k] / base[k]) for k in sorted(mb4) if base.get(k)))
+PY
+	)
+	if [ "$rc" -eq 0 ]; then
+		row "msm min blocks 4 vs default" ok "time ratios: ${ratios:-none}"
+	else
+		row "msm min blocks 4 vs default" FAILED "exit $rc (${ratios:-no ratios})"
+		status=1
+	fi
+fi
+
 budget=$(($(left) - 15))
 if fits "ntt timing" 25; then
 	step "ntt timing (budget $budget s)"
@@ -461,7 +507,8 @@ step "done"
 import json, sys
 for line in open(sys.argv[1]):
     o = json.loads(line)
-    if o.get("check") == "msm" and o["scalars"] == "random" and o["log_n"] >= 24:
+    if o.get("check") == "msm" and o["scalars"] == "random" and o["log_n"] >= 24 and \
+            not o.get("build"):
         print("msm %s 2^%d: median %.1f ms, min %.1f ms (%d runs, %s)" % (o["group"],
               o["log_n"], o["median_ms"], o["min_ms"], o["runs"],
               "checked" if o["ok"] else "WRONG"))

@@ -27,6 +27,12 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DZKPD_CUDA=ON 
 cmake --build "$build" -j "$jobs" --target test_cuda_math test_gpu_field test_gpu_backend \
 	zkpd-gpu-bench zkpd-bench zkpd zkpctl zkp
 
+# zkpd-bench again, the MSM's point kernels held to 4 resident blocks
+# (gpu-check.sh's occupancy A/B), as zkpd-bench-mb4.
+cmake -S "$root" -B "$build-mb4" -G Ninja -DCMAKE_BUILD_TYPE=Release -DZKPD_CUDA=ON \
+	-DZKPD_JEMALLOC=OFF -DZKPD_CUDA_MSM_MIN_BLOCKS=4 >/dev/null
+cmake --build "$build-mb4" -j "$jobs" --target zkpd-bench
+
 rm -rf "$kit"
 mkdir -p "$kit/bin" "$kit/lib"
 for p in "${progs[@]}"; do
@@ -40,4 +46,5 @@ for p in "${progs[@]}"; do
 		esac
 	done
 done
+cp "$build-mb4/bench/zkpd-bench" "$kit/bin/zkpd-bench-mb4"
 du -sh "$kit" | awk '{ print "gpu-kit: " $1 " in '"$kit"'" }'

@@ -58,6 +58,18 @@
  * trade of registers against occupancy is for a GPU to measure). */
 #define MSM_BLOCK 128
 #define MSM_GATHER_THREADS 64
+
+/* The point kernels (curve arithmetic, 150-240 registers) may also ask for
+ * a minimum of resident blocks (cmake ZKPD_CUDA_MSM_MIN_BLOCKS), trading
+ * spills for occupancy; docs/benchmarks.md has ptxas's figures. */
+#ifndef ZKPD_MSM_MIN_BLOCKS
+#define ZKPD_MSM_MIN_BLOCKS 0
+#endif
+#if ZKPD_MSM_MIN_BLOCKS > 0
+#define MSM_POINT_BOUNDS __launch_bounds__(MSM_BLOCK, ZKPD_MSM_MIN_BLOCKS)
+#else
+#define MSM_POINT_BOUNDS __launch_bounds__(MSM_BLOCK)
+#endif
 /* Buckets per thread in the running-sum pass. */
 #define MSM_SEG 32
 
@@ -182,7 +194,7 @@ k_scatter(uint32_t *sorted, uint32_t *cursor, const uint64_t *canon, const uint3
 		msm_scatter(sorted, cursor, canon, zero_bits, one_bits, i, n, c, k, nb);
 }
 
-static __global__ void __launch_bounds__(MSM_BLOCK)
+static __global__ void MSM_POINT_BOUNDS
 k_acc_chunk(g1_xyzz *buckets, g1_xyzz *first, g1_xyzz *last, uint32_t *key, const uint32_t *sorted,
 	    const uint32_t *offs, const g1_affine *bases, size_t n, unsigned k, unsigned nb,
 	    size_t nc, unsigned ch)
@@ -192,7 +204,7 @@ k_acc_chunk(g1_xyzz *buckets, g1_xyzz *first, g1_xyzz *last, uint32_t *key, cons
 		msm_acc_chunk(buckets, first, last, key, sorted, offs, bases, n, nb, nc, ch, id);
 }
 
-static __global__ void __launch_bounds__(MSM_BLOCK)
+static __global__ void MSM_POINT_BOUNDS
 k_seg_step(g1_xyzz *out, const g1_xyzz *in, const uint32_t *key, unsigned k, size_t nc, size_t d)
 {
 	size_t id = thread_id();
@@ -200,7 +212,7 @@ k_seg_step(g1_xyzz *out, const g1_xyzz *in, const uint32_t *key, unsigned k, siz
 		msm_seg_step(out, in, key, nc, d, id);
 }
 
-static __global__ void __launch_bounds__(MSM_BLOCK)
+static __global__ void MSM_POINT_BOUNDS
 k_bucket_finish(g1_xyzz *buckets, const g1_xyzz *last, const g1_xyzz *scanned, const uint32_t *offs,
 		unsigned k, unsigned nb, size_t nc, unsigned ch)
 {
@@ -218,7 +230,7 @@ k_count_other(uint32_t *count, const dfr *scalars, size_t n)
 		atomicAdd(count, (uint32_t)__popc(v));
 }
 
-static __global__ void __launch_bounds__(MSM_BLOCK)
+static __global__ void MSM_POINT_BOUNDS
 k_reduce(g1_xyzz *segs, const g1_xyzz *buckets, unsigned k, unsigned nb, unsigned nseg)
 {
 	size_t id = thread_id();
@@ -226,7 +238,7 @@ k_reduce(g1_xyzz *segs, const g1_xyzz *buckets, unsigned k, unsigned nb, unsigne
 		msm_reduce(segs, buckets, nb, nseg, id);
 }
 
-static __global__ void __launch_bounds__(MSM_BLOCK)
+static __global__ void MSM_POINT_BOUNDS
 k_fold(g1_xyzz *segs, unsigned k, unsigned nseg, unsigned half)
 {
 	size_t id = thread_id();
@@ -234,7 +246,7 @@ k_fold(g1_xyzz *segs, unsigned k, unsigned nseg, unsigned half)
 		msm_fold(segs, nseg, half, id);
 }
 
-static __global__ void __launch_bounds__(MSM_BLOCK)
+static __global__ void MSM_POINT_BOUNDS
 k_ones(g1_xyzz *partial, const uint32_t *one_bits, const g1_affine *bases, size_t n, unsigned p)
 {
 	size_t t = thread_id();

@@ -17,6 +17,7 @@ for p in tests/unit/cuda/test_cuda_math tests/gpu/test_gpu_field tests/gpu/test_
 	bench/zkpd-gpu-bench bench/zkpd-bench src/daemon/zkpd src/daemon/zkpctl src/tools/zkp; do
 	ln -s "$build/$p" "$tmp/kit/bin/"
 done
+ln -s "$build/bench/zkpd-bench" "$tmp/kit/bin/zkpd-bench-mb4"
 total=75
 t0=$SECONDS
 GPU_CHECK_OUT=$tmp/out TOTAL_S=$total SEED=1 "$root/bench/gpu-check.sh" --kit "$tmp/kit" \
@@ -34,7 +35,7 @@ sum=$tmp/out/summary.txt
 [ -s "$sum" ] || fail "no summary.txt"
 for r in "host math test" "gpu field arithmetic" "gpu tests" "msm g1 2^16..2^27 checked" "msm g1 skewed scalars" \
 	"msm g2 (host)" "ntt spots 2^16..2^24" "ntt spots 2^27" "proof 2^20 gpu and cpu" \
-	"proof 2^27 gpu" "zkpd on the GPU" "ntt timing"; do
+	"proof 2^27 gpu" "zkpd on the GPU" "msm min blocks 4 vs default" "ntt timing"; do
 	grep -qF "$r" "$sum" || fail "no row for '$r'"
 done
 grep -q "skipped  *estimated" "$sum" || fail "no step was skipped for the budget"
