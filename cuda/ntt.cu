@@ -25,11 +25,16 @@
  * (54 GiB) to 0.53 G (15.7 GiB), at 2^26 4.3 times fewer. The price is a
  * second barrier per stage.
  *
+ * Shared memory: the tile and the twiddle cache are stored as 16-byte
+ * halves with their columns XOR-swizzled (ntt_sh_unit in cuda/ntt.cuh),
+ * so that no access of the device plan has a bank conflict (the plain
+ * layout served 2.07 times the ideal count of wavefronts); test_cuda_math
+ * counts them.
+ *
  * Cost: (n/2) log_n butterflies (one Fr multiplication each) in about
  * 1 + (log_n - 10) / 8 passes of 64 n bytes, plus one pass per
- * permutation. Not yet measured on a GPU: bandwidth
- * per pass, shared-memory bank conflicts of the strided stages, and the
- * best NTT_GROUP_THREADS are to be read from Nsight Compute.
+ * permutation. Not yet measured on a GPU: bandwidth per pass and the best
+ * NTT_GROUP_THREADS are to be read from Nsight Compute.
  */
 #include <string.h>
 
@@ -43,11 +48,16 @@ static unsigned blocks_for(size_t n)
 	return (unsigned)((n + NTT_BLOCK - 1) / NTT_BLOCK);
 }
 
-static __global__ void __launch_bounds__(NTT_GROUP_THREADS)
+/* Shared memory (48 KiB a block) allows 4 blocks per SM; the minimum
+ * holds registers to 64 a thread so that they allow as many (66 without
+ * it, 3 blocks). */
+#define NTT_GROUP_MIN_BLOCKS 4
+
+static __global__ void __launch_bounds__(NTT_GROUP_THREADS, NTT_GROUP_MIN_BLOCKS)
 k_group(dfr *x, const dfr *tw, ntt_group gr, bool inverse)
 {
-	__shared__ dfr sh[1 << NTT_TILE_LOG];
-	__shared__ dfr shtw[1 << (NTT_TILE_LOG - 1)]; /* with sh: 48 KiB, the static limit */
+	__shared__ ntt_half sh[2 << NTT_TILE_LOG];
+	__shared__ ntt_half shtw[1 << NTT_TILE_LOG]; /* with sh: 48 KiB, the static limit */
 	ntt_group_load(sh, x, &gr, blockIdx.x, threadIdx.x);
 	for (unsigned s = 0; s < gr.g; s++) {
 		ntt_group_twiddles(shtw, tw, &gr, blockIdx.x, threadIdx.x, s, inverse);

@@ -96,6 +96,64 @@ ZKP_HD void ntt_h_point(dfr *ret, const dfr *a, const dfr *b, const dfr *c, cons
 		*ret = t;
 }
 
+/* ---- shared-memory layout of a tile and of the twiddle cache ----
+ *
+ * Elements are 32 bytes and move between registers and shared memory as
+ * two 16-byte halves (LDS.128 / STS.128). Shared memory has 32 banks of 4
+ * bytes, so a 16-byte access covers 4 of them and a quarter warp (8
+ * threads, the unit the hardware serves 128-bit accesses in) is free of
+ * conflicts when its 8 halves fall in 8 distinct 16-byte columns of a
+ * 128-byte row: column = unit mod 8. Stored plainly (element e's half k at
+ * unit 2e + k) the column is 2 (e mod 4) + k, which takes 4 values for a
+ * given k: every access would conflict at least 2-way, and the strided
+ * stages 4-way (1 KiB of shared traffic served as 2.2 times the ideal
+ * count of 128-byte wavefronts over a transform).
+ *
+ * Over every transform of the device plan, the 8 elements of a quarter
+ * warp's access (a butterfly's two operands, its twiddle, the load, store
+ * and twiddle-copy phases) differ in three of the four lowest index bits
+ * of e and agree in the rest: the runs of at least 2^NTT_RUN_LOG columns
+ * keep the higher bits together. So the unit 2e + k has its column XORed
+ * with e2 * 1 ^ e3 * 7 (e2, e3: bits 2 and 3 of e). The column is then
+ * linear in (e0, e1, e2, e3) with images 2, 4, 1, 7, any three of which
+ * are independent, so each quarter warp sees 8 distinct columns. The XOR
+ * stays inside the 128-byte row, so the layout is a permutation of the
+ * same 32 bytes per element. test_cuda_math counts the wavefronts of every
+ * access of the device plan from 2^1 to 2^27 and checks them against the
+ * ideal. */
+
+/* A 16-byte half of an element in shared memory. */
+struct alignas(16) ntt_half {
+	uint64_t l[2];
+};
+
+/* The unit holding half k (0 low, 1 high) of element e. */
+ZKP_HD size_t ntt_sh_unit(size_t e, unsigned k)
+{
+	size_t swz = ((e >> 2) & 1) ^ (((e >> 3) & 1) * 7);
+	return ((e << 1) | k) ^ swz;
+}
+
+ZKP_HD void ntt_sh_get(dfr *v, const ntt_half *sh, size_t e)
+{
+	ntt_half lo = sh[ntt_sh_unit(e, 0)], hi = sh[ntt_sh_unit(e, 1)];
+	v->l[0] = lo.l[0];
+	v->l[1] = lo.l[1];
+	v->l[2] = hi.l[0];
+	v->l[3] = hi.l[1];
+}
+
+ZKP_HD void ntt_sh_put(ntt_half *sh, size_t e, const dfr *v)
+{
+	ntt_half lo, hi;
+	lo.l[0] = v->l[0];
+	lo.l[1] = v->l[1];
+	hi.l[0] = v->l[2];
+	hi.l[1] = v->l[3];
+	sh[ntt_sh_unit(e, 0)] = lo;
+	sh[ntt_sh_unit(e, 1)] = hi;
+}
+
 /* ---- grouped stages (radix 2^g in shared memory) ----
  *
  * A group runs g consecutive radix-2 stages, half sizes m_low = 2^lo,
@@ -105,7 +163,8 @@ ZKP_HD void ntt_h_point(dfr *ret, const dfr *a, const dfr *b, const dfr *c, cons
  * the stage of half size m = h m_low pairs t with t + h. Such a set is a
  * "column"; columns are numbered gi = ob m_low + r.
  *
- * A block of the kernel holds a tile of 2^tile elements in shared memory:
+ * A block of the kernel holds a tile of 2^tile elements in shared memory
+ * (2^(tile+1) ntt_half units, in the layout above):
  * the G = 2^(tile - g) consecutive columns gi = block G + lg (lg < G). Its
  * slots are in memory order, so loads and stores move runs of
  * sub = min(G, m_low) consecutive elements (the whole tile is contiguous
@@ -194,7 +253,7 @@ ZKP_HD void ntt_scale_apply(dfr *v, const ntt_scale *sc, size_t pos, unsigned lo
 	fe_mul(v, v, &f);
 }
 
-ZKP_HD void ntt_group_load(dfr *sh, const dfr *x, const ntt_group *gr, size_t b, unsigned th)
+ZKP_HD void ntt_group_load(ntt_half *sh, const dfr *x, const ntt_group *gr, size_t b, unsigned th)
 {
 	size_t tile = (size_t)1 << gr->tile;
 	for (size_t e = th; e < tile; e += gr->threads) {
@@ -204,18 +263,20 @@ ZKP_HD void ntt_group_load(dfr *sh, const dfr *x, const ntt_group *gr, size_t b,
 		dfr v = x[pos];
 		if (gr->pre.on)
 			ntt_scale_apply(&v, &gr->pre, pos, gr->log_n);
-		sh[e] = v;
+		ntt_sh_put(sh, e, &v);
 	}
 }
 
-ZKP_HD void ntt_group_store(dfr *x, const dfr *sh, const ntt_group *gr, size_t b, unsigned th)
+ZKP_HD void ntt_group_store(dfr *x, const ntt_half *sh, const ntt_group *gr, size_t b,
+			    unsigned th)
 {
 	size_t tile = (size_t)1 << gr->tile;
 	for (size_t e = th; e < tile; e += gr->threads) {
 		size_t lg, t;
 		ntt_group_unslot(gr, e, &lg, &t);
 		size_t pos = ntt_group_pos(gr, b, lg, t);
-		dfr v = sh[e];
+		dfr v;
+		ntt_sh_get(&v, sh, e);
 		if (gr->post.on)
 			ntt_scale_apply(&v, &gr->post, pos, gr->log_n);
 		x[pos] = v;
@@ -249,7 +310,7 @@ ZKP_HD size_t ntt_group_twiddle_count(const ntt_group *gr, unsigned s)
 	return (size_t)1 << (ntt_group_rlog(gr) + ntt_group_hlog(gr, s));
 }
 
-ZKP_HD void ntt_group_twiddles(dfr *shtw, const dfr *tw, const ntt_group *gr, size_t b,
+ZKP_HD void ntt_group_twiddles(ntt_half *shtw, const dfr *tw, const ntt_group *gr, size_t b,
 			       unsigned th, unsigned s, bool inverse)
 {
 	unsigned rlog = ntt_group_rlog(gr), hlog = ntt_group_hlog(gr, s);
@@ -259,30 +320,53 @@ ZKP_HD void ntt_group_twiddles(dfr *shtw, const dfr *tw, const ntt_group *gr, si
 	for (size_t e = th; e < count; e += gr->threads) {
 		size_t rr = e & (((size_t)1 << rlog) - 1), j = e >> rlog;
 		size_t idx = (r0 + rr + (j << gr->lo)) * stride;
-		shtw[e] = tw[ntt_tw_entry(gr->n, idx, inverse)];
+		ntt_sh_put(shtw, e, &tw[ntt_tw_entry(gr->n, idx, inverse)]);
 	}
+}
+
+/* Where butterfly u (< 2^(tile-1)) of stage s in block b finds its
+ * operands (tile elements a, c), its twiddle (cache entry w) and whether
+ * its twiddle index is 0 (one). */
+struct ntt_bfly_at {
+	size_t a, c, w;
+	bool one;
+};
+
+ZKP_HD ntt_bfly_at ntt_group_bfly_at(const ntt_group *gr, size_t b, unsigned s, size_t u)
+{
+	unsigned glog = gr->tile - gr->g, rlog = ntt_group_rlog(gr);
+	size_t h = (size_t)1 << ntt_group_hlog(gr, s);
+	size_t r0 = (b << glog) & (((size_t)1 << gr->lo) - 1);
+	size_t lg = u & (((size_t)1 << glog) - 1), q = u >> glog;
+	size_t j = q & (h - 1), t = ((q - j) << 1) + j;
+	size_t rr = lg & (((size_t)1 << rlog) - 1);
+	ntt_bfly_at at;
+	at.a = ntt_group_slot(gr, lg, t);
+	at.c = ntt_group_slot(gr, lg, t + h);
+	at.w = (j << rlog) + rr;
+	at.one = r0 + rr == 0 && j == 0;
+	return at;
 }
 
 /* Stage s (0-based, in execution order) of the group, its twiddles in
  * shtw (ntt_group_twiddles). */
-ZKP_HD void ntt_group_stage(dfr *sh, const dfr *shtw, const ntt_group *gr, size_t b,
+ZKP_HD void ntt_group_stage(ntt_half *sh, const ntt_half *shtw, const ntt_group *gr, size_t b,
 			    unsigned th, unsigned s, bool inverse)
 {
-	unsigned glog = gr->tile - gr->g, rlog = ntt_group_rlog(gr);
-	unsigned hlog = ntt_group_hlog(gr, s);
-	size_t h = (size_t)1 << hlog, half = (size_t)1 << (gr->tile - 1);
-	size_t r0 = (b << glog) & (((size_t)1 << gr->lo) - 1);
+	size_t half = (size_t)1 << (gr->tile - 1);
 	for (size_t u = th; u < half; u += gr->threads) {
-		size_t lg = u & (((size_t)1 << glog) - 1), q = u >> glog;
-		size_t j = q & (h - 1), t = ((q - j) << 1) + j;
-		size_t rr = lg & (((size_t)1 << rlog) - 1);
-		bool one = r0 + rr == 0 && j == 0; /* twiddle index 0 */
-		const dfr *w = &shtw[(j << rlog) + rr];
-		dfr *a = &sh[ntt_group_slot(gr, lg, t)], *c = &sh[ntt_group_slot(gr, lg, t + h)];
+		ntt_bfly_at at = ntt_group_bfly_at(gr, b, s, u);
+		dfr a, c, w;
+		ntt_sh_get(&a, sh, at.a);
+		ntt_sh_get(&c, sh, at.c);
+		if (!at.one)
+			ntt_sh_get(&w, shtw, at.w);
 		if (gr->dif)
-			ntt_bfly_dif(a, c, w, one, inverse);
+			ntt_bfly_dif(&a, &c, &w, at.one, inverse);
 		else
-			ntt_bfly_dit(a, c, w, one, inverse);
+			ntt_bfly_dit(&a, &c, &w, at.one, inverse);
+		ntt_sh_put(sh, at.a, &a);
+		ntt_sh_put(sh, at.c, &c);
 	}
 }
 

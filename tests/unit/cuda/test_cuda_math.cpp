@@ -24,7 +24,11 @@
  *    coset and inverse scalings fused into the first group's load and the
  *    last group's store) against zkp_ntt for every option at
  *    2^1..2^14 with the device's plan, and with other group, tile, run and
- *    thread parameters; the pointwise H step with and without its scale.
+ *    thread parameters; the pointwise H step with and without its scale;
+ *  - the NTT's shared-memory layout: a permutation of the tile, and free
+ *    of bank conflicts for every access of the device plan at 2^1..2^27
+ *    (counted in 128-byte wavefronts per quarter warp, against the same
+ *    count for the plain layout, which conflicts).
  */
 #include <gmp.h>
 #include <jansson.h>
@@ -721,7 +725,7 @@ static void grid_transform(dfr *x, const zkp_ntt_domain *d, bool dif, bool inver
 	groups[0].pre = *pre;
 	groups[count - 1].post = *post;
 	const dfr *tw = (const dfr *)d->tw;
-	std::vector<dfr> sh((size_t)1 << NTT_TILE_LOG), shtw((size_t)1 << (NTT_TILE_LOG - 1));
+	std::vector<ntt_half> sh((size_t)2 << NTT_TILE_LOG), shtw((size_t)1 << NTT_TILE_LOG);
 	for (unsigned i = 0; i < count; i++) {
 		const ntt_group *g = &groups[i];
 		for (size_t b = 0; b < ntt_group_blocks(g); b++) {
@@ -729,7 +733,7 @@ static void grid_transform(dfr *x, const zkp_ntt_domain *d, bool dif, bool inver
 				ntt_group_load(sh.data(), x, g, b, th);
 			for (unsigned s = 0; s < g->g; s++) {
 				/* stale entries from the last stage must not be read */
-				memset(shtw.data(), 0xff, shtw.size() * sizeof(dfr));
+				memset(shtw.data(), 0xff, shtw.size() * sizeof(ntt_half));
 				check(ntt_group_twiddle_count(g, s) <= (size_t)1 << (g->tile - 1),
 				      "ntt twiddle cache size", s);
 				for (unsigned th = 0; th < g->threads; th++)
@@ -850,6 +854,126 @@ static void test_ntt(void)
 	}
 }
 
+/* ---- shared-memory bank conflicts of the NTT ----
+ *
+ * The model of the hardware: a warp's 128-bit shared access is served a
+ * quarter warp (8 lanes) at a time, and a quarter warp's distinct 16-byte
+ * units go out in as many 128-byte wavefronts as the most of them that
+ * share a 16-byte column (unit mod 8); the ideal is one. Every access of
+ * k_group is counted for the device plan at 2^1..2^27, both directions:
+ * the load, the twiddle copy, each stage's two operands and twiddle, the
+ * store. The addresses do not depend on the block, so block 0 stands for
+ * all; a twiddle is counted for every lane, also those whose index is 0
+ * and read none (a subset of distinct columns stays distinct). */
+typedef size_t (*unit_fn)(size_t e, unsigned k);
+
+static size_t plain_unit(size_t e, unsigned k)
+{
+	return 2 * e + k;
+}
+
+struct bank_count {
+	unsigned long wavefronts, ideal;
+};
+
+/* Lane l < lanes of a warp touches both halves of element el[l]. */
+static void warp_access(bank_count *bc, const size_t *el, unsigned lanes, unit_fn unit)
+{
+	for (unsigned k = 0; k < 2; k++) {
+		for (unsigned q = 0; q < lanes; q += 8) {
+			size_t units[8];
+			unsigned m = 0, per_col[8] = { 0 }, most = 0;
+			for (unsigned l = q; l < lanes && l < q + 8; l++) {
+				size_t u = unit(el[l], k);
+				bool dup = false;
+				for (unsigned i = 0; i < m; i++)
+					dup |= units[i] == u;
+				if (!dup)
+					units[m++] = u;
+			}
+			for (unsigned i = 0; i < m; i++) {
+				unsigned c = ++per_col[units[i] & 7];
+				most = c > most ? c : most;
+			}
+			bc->wavefronts += most;
+			bc->ideal++;
+		}
+	}
+}
+
+enum { BK_LOAD, BK_TWCOPY, BK_A, BK_C, BK_TW, BK_STORE, BK_KINDS };
+
+/* Element of access kind `kind` by butterfly or slot u of stage s. */
+static size_t bank_element(const ntt_group *g, unsigned s, size_t u, int kind)
+{
+	if (kind == BK_A || kind == BK_C || kind == BK_TW) {
+		ntt_bfly_at at = ntt_group_bfly_at(g, 0, s, u);
+		return kind == BK_A ? at.a : kind == BK_C ? at.c : at.w;
+	}
+	return u;
+}
+
+static void group_banks(bank_count *bc, const ntt_group *g, unit_fn unit)
+{
+	size_t tile = (size_t)1 << g->tile, half = tile >> 1;
+	for (int kind = 0; kind < BK_KINDS; kind++) {
+		bool per_stage = kind == BK_TWCOPY || kind == BK_A || kind == BK_C || kind == BK_TW;
+		for (unsigned s = 0; s < (per_stage ? g->g : 1); s++) {
+			size_t count = kind == BK_TWCOPY ? ntt_group_twiddle_count(g, s)
+				       : per_stage	  ? half
+							  : tile;
+			for (size_t it = 0; it < count; it += g->threads) {
+				for (unsigned w = 0; w < g->threads; w += 32) {
+					size_t el[32];
+					unsigned lanes = 0;
+					for (unsigned l = w; l < w + 32 && l < g->threads &&
+							     it + l < count;
+					     l++)
+						el[lanes++] = bank_element(g, s, it + l, kind);
+					if (lanes)
+						warp_access(&bc[kind], el, lanes, unit);
+				}
+			}
+		}
+	}
+}
+
+static void test_ntt_banks(void)
+{
+	static const char *kinds[BK_KINDS] = { "load", "twiddle copy", "operand a",
+					       "operand c", "twiddle", "store" };
+	/* The layout is a permutation of the tile's units. */
+	std::vector<uint8_t> seen((size_t)2 << NTT_TILE_LOG, 0);
+	for (size_t e = 0; e < ((size_t)1 << NTT_TILE_LOG); e++)
+		for (unsigned k = 0; k < 2; k++) {
+			size_t u = ntt_sh_unit(e, k);
+			check(u < seen.size() && !seen[u]++, "ntt shared unit", e);
+		}
+	bank_count swz[BK_KINDS] = {}, plain[BK_KINDS] = {};
+	for (unsigned log_n = 1; log_n <= 27; log_n++) {
+		for (int dif = 0; dif < 2; dif++) {
+			ntt_group groups[32];
+			unsigned count = ntt_plan(groups, log_n, dif, NTT_MAX_GROUP, NTT_TILE_LOG,
+						  NTT_RUN_LOG, NTT_GROUP_THREADS);
+			for (unsigned i = 0; i < count; i++) {
+				group_banks(swz, &groups[i], ntt_sh_unit);
+				group_banks(plain, &groups[i], plain_unit);
+			}
+		}
+	}
+	unsigned long sw = 0, pw = 0, id = 0;
+	for (int k = 0; k < BK_KINDS; k++) {
+		check(swz[k].wavefronts == swz[k].ideal, kinds[k], (unsigned long)k);
+		sw += swz[k].wavefronts;
+		pw += plain[k].wavefronts;
+		id += swz[k].ideal;
+	}
+	/* The model sees the conflicts of the plain layout. */
+	check(pw > id + id / 2, "ntt banks: plain layout conflicts", pw);
+	printf("banks   ntt shared wavefronts over ideal: %.2f laid out, %.2f plain (%lu quarter-warp accesses)\n",
+	       (double)sw / (double)id, (double)pw / (double)id, id);
+}
+
 int main(void)
 {
 	tu_seed();
@@ -860,6 +984,7 @@ int main(void)
 		{ "fp", test_fp }, { "fr", test_fr }, { "ec", test_ec },
 		{ "digits", test_digits }, { "scan", test_scan }, { "msm", test_msm },
 		{ "skew", test_msm_skew }, { "density", test_density }, { "ntt", test_ntt },
+		{ "banks", test_ntt_banks },
 	};
 	for (auto &p : parts) {
 		unsigned long c0 = checks, f0 = failures;
