@@ -1,9 +1,10 @@
 /*
- * Wrappers that isolate four device functions for bench/ptx-figures.sh,
+ * Wrappers that isolate five device functions for bench/ptx-figures.sh,
  * which compiles this file to PTX and counts each wrapper's instructions
  * (with any function it calls out of line). Never linked into a program.
  *   probe_fr_mul:   one Fr Montgomery multiplication (fe_mul, ff.cuh)
  *   probe_fp_mul:   one Fp Montgomery multiplication
+ *   probe_fp_sqr:   one Fp Montgomery squaring (fe_sqr: its own rows)
  *   probe_g1_madd:  one G1 mixed addition, XYZZ + affine
  *                   (g1_xyzz_add_affine, ec.cuh; with its doubling and
  *                   infinity branches)
@@ -28,6 +29,12 @@ extern "C" __global__ void probe_fp_mul(dfp *ret, const dfp *a, const dfp *b)
 {
 	unsigned t = threadIdx.x;
 	fe_mul(&ret[t], &a[t], &b[t]);
+}
+
+extern "C" __global__ void probe_fp_sqr(dfp *ret, const dfp *a)
+{
+	unsigned t = threadIdx.x;
+	fe_sqr(&ret[t], &a[t]);
 }
 
 extern "C" __global__ void probe_g1_madd(g1_xyzz *ret, const g1_xyzz *a, const g1_affine *b)

@@ -151,6 +151,41 @@ static void test_fp(void)
 	}
 }
 
+/* The raw limbs of 2^k - 1 and m - 2^k (k below the modulus's bits):
+ * runs of ones and zeros of every length, and values next to m, where
+ * fe_sqr's bound is tightest. */
+static void test_fp_sqr_edges(void)
+{
+	mpz_t m, v, three;
+	mpz_inits(m, v, three, NULL);
+	mpz_import(m, 6, -1, sizeof(uint64_t), 0, 0, ZKP_FP_MODULUS);
+	/* fe_sqr's rows need 3m < 2^(64 N) (cuda/ff.cuh) */
+	mpz_mul_ui(three, m, 3);
+	check(fp_params::sqr_rows == (mpz_sizeinbase(three, 2) <= 384), "fp sqr_rows", 0);
+	mpz_import(v, 4, -1, sizeof(uint64_t), 0, 0, ZKP_FR_MODULUS);
+	mpz_mul_ui(three, v, 3);
+	check(fr_params::sqr_rows == (mpz_sizeinbase(three, 2) <= 256), "fr sqr_rows", 0);
+	for (unsigned long k = 0; k < 381; k++) {
+		for (int side = 0; side < 2; side++) {
+			mpz_set_ui(v, 0);
+			mpz_setbit(v, k);
+			if (side)
+				mpz_sub(v, m, v);
+			else
+				mpz_sub_ui(v, v, 1);
+			zkp_fp a, r;
+			memset(&a, 0, sizeof(a));
+			mpz_export(a.l, NULL, -1, sizeof(uint64_t), 0, 0, v);
+			dfp da, dr;
+			memcpy(&da, &a, sizeof(a));
+			zkp_fp_sqr(&r, &a);
+			fe_sqr(&dr, &da);
+			check(same(&dr, &r), "fp sqr edge", k * 2 + side);
+		}
+	}
+	mpz_clears(m, v, three, NULL);
+}
+
 static void test_fr(void)
 {
 	for (unsigned long i = 0; i < ITERS; i++) {
@@ -981,7 +1016,7 @@ int main(void)
 		const char *name;
 		void (*fn)(void);
 	} parts[] = {
-		{ "fp", test_fp }, { "fr", test_fr }, { "ec", test_ec },
+		{ "fp", test_fp }, { "fp-sqr", test_fp_sqr_edges }, { "fr", test_fr }, { "ec", test_ec },
 		{ "digits", test_digits }, { "scan", test_scan }, { "msm", test_msm },
 		{ "skew", test_msm_skew }, { "density", test_density }, { "ntt", test_ntt },
 		{ "banks", test_ntt_banks },
