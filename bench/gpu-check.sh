@@ -21,7 +21,10 @@
 #   5. four proofs through zkpd on the GPU (gpus.devices = auto);
 #   6. the G1 MSM at 2^22..2^26 built with its point kernels held to 4
 #      resident blocks (ZKPD_CUDA_MSM_MIN_BLOCKS=4), timed against step 2;
-#   7. NTT timings at 2^20..2^NTT_MAX with zkpd-gpu-bench;
+#   7. hardware counters where ncu can read them: k_group's shared-memory
+#      wavefronts per 128-bit access against the ideal (bank conflicts),
+#      registers and occupancy of k_group and k_acc_chunk;
+#   8. NTT timings at 2^20..2^NTT_MAX with zkpd-gpu-bench;
 # and prints a summary table last, also written to summary.txt.
 #
 # Time: the whole script finishes within TOTAL_S (default 480 s, 8
@@ -480,6 +483,86 @@ PY
 	else
 		row "msm min blocks 4 vs default" FAILED "exit $rc (${ratios:-no ratios})"
 		status=1
+	fi
+fi
+
+# Hardware counters (docs/benchmarks.md, "The NTT's shared-memory layout"):
+# the first 4 k_group launches of a 2^22 NTT check and the first 2
+# k_acc_chunk launches of a 2^20 MSM under ncu, which replays each a few
+# times. k_group's shared accesses are all 128-bit, whose ideal is one
+# wavefront per quarter warp, 4 per warp instruction: the row gives
+# wavefronts / (4 instructions), 1.00 without conflicts (the plain layout
+# would read about 2). The clocks are left as they are. About 20 s, mostly
+# ncu starting; where ncu cannot read the counters (some sandboxes) the
+# step is skipped, not failed.
+ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null |
+	head -n 1 || true)
+ncu_metrics=launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active
+ncu_metrics+=,gpu__time_duration.sum,smsp__sass_inst_executed_op_shared_ld.sum
+ncu_metrics+=,smsp__sass_inst_executed_op_shared_st.sum
+ncu_metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
+ncu_metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
+ncu_metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
+ncu_metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+if [ -z "$ncu" ]; then
+	row "ncu counters" skipped "ncu not installed here"
+elif fits "ncu counters" 20; then
+	step "ncu counters"
+	rc=0
+	: >"$tmp/ncu.csv"
+	for what in "k_group ntt --log2 22..22 --spots 2" "k_acc_chunk msm --log2 20..20"; do
+		kernel=${what%% *}
+		count=$([ "$kernel" = k_group ] && echo 4 || echo 2)
+		# shellcheck disable=SC2086
+		timeout -k 5 "$(cap 45)" "$ncu" --clock-control none --csv --print-units base \
+			--kernel-name "regex:$kernel" --launch-count "$count" --metrics "$ncu_metrics" \
+			"$bench" check ${what#* } --backend cuda --seed "$seed" \
+			>"$tmp/ncu.out" 2>&1 || rc=$?
+		cat "$tmp/ncu.out" >>"$log"
+		grep '^"' "$tmp/ncu.out" >>"$tmp/ncu.csv" || true
+	done
+	said=$(python3 - "$tmp/ncu.csv" 2>>"$log" <<'PY' || true
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if r]
+head = next((r for r in rows if "Metric Name" in r), None)
+if head is None:
+    sys.exit(0)
+ki, mi, vi = head.index("Kernel Name"), head.index("Metric Name"), head.index("Metric Value")
+per = {}
+for r in rows:
+    if r is head or r == head or len(r) <= vi:
+        continue
+    try:
+        v = float(r[vi].replace(",", ""))
+    except ValueError:
+        continue
+    k = "k_group" if "k_group" in r[ki] else "k_acc_chunk" if "k_acc_chunk" in r[ki] else None
+    if k:
+        per.setdefault(k, {}).setdefault(r[mi], []).append(v)
+out = []
+for k in ("k_group", "k_acc_chunk"):
+    m = per.get(k)
+    if not m:
+        continue
+    tot = lambda n: sum(m.get(n, [0]))
+    avg = lambda n: sum(m.get(n, [0])) / max(1, len(m.get(n, [0])))
+    s = "%s %d regs, %.0f%% warps active" % (k, avg("launch__registers_per_thread"),
+                                           avg("sm__warps_active.avg.pct_of_peak_sustained_active"))
+    for op in ("ld", "st"):
+        inst = tot("smsp__sass_inst_executed_op_shared_" + op + ".sum")
+        if inst:
+            s += ", shared %s %.2f of ideal (%d conflicts)" % (
+                op, tot("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_" + op + ".sum") / (4 * inst),
+                tot("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_" + op + ".sum"))
+    out.append(s)
+print("; ".join(out))
+PY
+	)
+	if [ -n "$said" ]; then
+		row "ncu counters" ok "$said"
+	else
+		why=$(grep -m 1 -E "ERR|rror" "$tmp/ncu.out" | cut -c 1-80)
+		row "ncu counters" skipped "no counters read (exit $rc${why:+: $why})"
 	fi
 fi
 
