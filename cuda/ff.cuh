@@ -313,6 +313,67 @@ ZKP_HD void fe_mad_odd(carry_chain &c, uint32_t *o, const uint32_t *x, uint32_t 
 	o[n - 1] = c.madc_hi(x[n - 1], y, o[n - 1]);
 }
 
+/* ---- steps shared by fe_mul and fe_sqr (CIOS with e, o as above) ---- */
+
+/* The first row, into an empty accumulator: products only, no additions. */
+template <int n>
+ZKP_HD void fe_row_first(uint32_t *e, uint32_t *o, const uint32_t *x, uint32_t y)
+{
+	ZKP_UNROLL
+	for (int j = 0; j < n; j += 2) {
+		e[j] = mul_lo32(x[j], y);
+		e[j + 1] = mul_hi32(x[j], y);
+		o[j] = mul_lo32(x[j + 1], y);
+		o[j + 1] = mul_hi32(x[j + 1], y);
+	}
+}
+
+/* The division by 2^32 once e_0 = 0, in place: o + e_1 becomes e, e
+ * shifted down by two limbs becomes o. The carry of that one addition has
+ * o's limb 0's weight and stays in c for the next odd chain. */
+template <int n> ZKP_HD void fe_shift(carry_chain &c, uint32_t *e, uint32_t *o)
+{
+	uint32_t old[n];
+	ZKP_UNROLL
+	for (int j = 0; j < n; j++)
+		old[j] = e[j];
+	e[0] = c.add_cc(o[0], old[1]);
+	ZKP_UNROLL
+	for (int j = 1; j < n; j++)
+		e[j] = o[j];
+	ZKP_UNROLL
+	for (int j = 0; j < n - 2; j++)
+		o[j] = old[j + 2];
+	o[n - 2] = 0;
+	o[n - 1] = 0;
+}
+
+/* The reduction step: q m added with q = e_0 (-m^-1) mod 2^32, after
+ * which e_0 = 0; the odd chain runs on c (taking its carry when
+ * carry_in). */
+template <class F, bool carry_in>
+ZKP_HD void fe_reduce_row(carry_chain &c, uint32_t *e, uint32_t *o, const uint32_t *m)
+{
+	enum { n = 2 * F::N };
+	uint32_t q = e[0] * F::qinv;
+	fe_mad_odd<n, carry_in>(c, o, m, q);
+	fe_mad_even<n>(e, o, m, q);
+}
+
+/* The last division by 2^32 and the one subtraction of m. */
+template <class F> ZKP_HD void fe_cios_finish(fe<F> *ret, const uint32_t *e, const uint32_t *o)
+{
+	enum { n = 2 * F::N };
+	uint32_t t[n];
+	carry_chain c;
+	t[0] = c.add_cc(o[0], e[1]);
+	ZKP_UNROLL
+	for (int j = 1; j < n - 1; j++)
+		t[j] = c.addc_cc(o[j], e[j + 1]);
+	t[n - 1] = c.addc(o[n - 1], 0);
+	fe_reduce_once<F>(ret, t);
+}
+
 /*
  * ret = a b R^-1 mod m: CIOS over 32-bit limbs (Koc, Acar, Kaliski 1996),
  * n = 2N iterations of t = (t + a b_i + q m) / 2^32 with
@@ -342,49 +403,19 @@ template <class F> ZKP_HD void fe_mul(fe<F> *ret, const fe<F> *a, const fe<F> *b
 	ZKP_UNROLL
 	for (int j = 0; j < n; j++)
 		m[j] = fe_mod32<F>(j);
+	fe_row_first<n>(e, o, x, y[0]);
+	carry_chain c0;
+	fe_reduce_row<F, false>(c0, e, o, m);
 	ZKP_UNROLL
-	for (int i = 0; i < n; i++) {
-		if (i == 0) {
-			ZKP_UNROLL
-			for (int j = 0; j < n; j += 2) {
-				e[j] = mul_lo32(x[j], y[0]);
-				e[j + 1] = mul_hi32(x[j], y[0]);
-				o[j] = mul_lo32(x[j + 1], y[0]);
-				o[j + 1] = mul_hi32(x[j + 1], y[0]);
-			}
-		} else {
-			uint32_t ne[n], no[n];
-			carry_chain c;
-			ne[0] = c.add_cc(o[0], e[1]);
-			ZKP_UNROLL
-			for (int j = 1; j < n; j++)
-				ne[j] = o[j];
-			ZKP_UNROLL
-			for (int j = 0; j < n - 2; j++)
-				no[j] = e[j + 2];
-			no[n - 2] = 0;
-			no[n - 1] = 0;
-			fe_mad_odd<n, true>(c, no, x, y[i]);
-			fe_mad_even<n>(ne, no, x, y[i]);
-			ZKP_UNROLL
-			for (int j = 0; j < n; j++) {
-				e[j] = ne[j];
-				o[j] = no[j];
-			}
-		}
-		uint32_t q = e[0] * F::qinv;
+	for (int i = 1; i < n; i++) {
 		carry_chain c;
-		fe_mad_odd<n, false>(c, o, m, q);
-		fe_mad_even<n>(e, o, m, q); /* e_0 becomes 0 */
+		fe_shift<n>(c, e, o);
+		fe_mad_odd<n, true>(c, o, x, y[i]);
+		fe_mad_even<n>(e, o, x, y[i]);
+		carry_chain d;
+		fe_reduce_row<F, false>(d, e, o, m);
 	}
-	uint32_t t[n];
-	carry_chain c;
-	t[0] = c.add_cc(o[0], e[1]);
-	ZKP_UNROLL
-	for (int j = 1; j < n - 1; j++)
-		t[j] = c.addc_cc(o[j], e[j + 1]);
-	t[n - 1] = c.addc(o[n - 1], 0);
-	fe_reduce_once<F>(ret, t);
+	fe_cios_finish<F>(ret, e, o);
 }
 
 /* The limb (hi:lo << 1) >> 32: bits 31..0 of hi shifted up by one with
@@ -434,40 +465,16 @@ ZKP_HD void fe_sqr_iter(uint32_t *e, uint32_t *o, const uint32_t *x, const uint3
 	if constexpr (i + 1 < n)
 		z[i + 1] = x[i + 1] << 1;
 	if constexpr (i == 0) {
-		ZKP_UNROLL
-		for (int j = 0; j < n; j += 2) {
-			e[j] = mul_lo32(z[j], x[0]);
-			e[j + 1] = mul_hi32(z[j], x[0]);
-			o[j] = mul_lo32(z[j + 1], x[0]);
-			o[j + 1] = mul_hi32(z[j + 1], x[0]);
-		}
-		uint32_t q = e[0] * F::qinv;
+		fe_row_first<n>(e, o, z, x[0]);
 		carry_chain c;
-		fe_mad_odd<n, false>(c, o, m, q);
-		fe_mad_even<n>(e, o, m, q); /* e_0 becomes 0 */
+		fe_reduce_row<F, false>(c, e, o, m);
 	} else {
-		uint32_t ne[n], no[n];
 		carry_chain c;
-		ne[0] = c.add_cc(o[0], e[1]);
-		ZKP_UNROLL
-		for (int j = 1; j < n; j++)
-			ne[j] = o[j];
-		ZKP_UNROLL
-		for (int j = 0; j < n - 2; j++)
-			no[j] = e[j + 2];
-		no[n - 2] = 0;
-		no[n - 1] = 0;
-		uint32_t q = ne[0] * F::qinv;
-		fe_mad_odd<n, true>(c, no, m, q);
-		fe_mad_even<n>(ne, no, m, q); /* position 0 becomes 0 */
+		fe_shift<n>(c, e, o);
+		fe_reduce_row<F, true>(c, e, o, m); /* the row leaves position 0 alone */
 		carry_chain d;
-		fe_mad_odd<n, false, i>(d, no, z, x[i]);
-		fe_mad_even<n, i>(ne, no, z, x[i]);
-		ZKP_UNROLL
-		for (int j = 0; j < n; j++) {
-			e[j] = ne[j];
-			o[j] = no[j];
-		}
+		fe_mad_odd<n, false, i>(d, o, z, x[i]);
+		fe_mad_even<n, i>(e, o, z, x[i]);
 	}
 	if constexpr (i + 1 < n)
 		fe_sqr_iter<F, i + 1>(e, o, x, tx, m);
@@ -493,14 +500,7 @@ template <class F> ZKP_HD void fe_sqr(fe<F> *ret, const fe<F> *a)
 		for (int j = 0; j < n; j++)
 			m[j] = fe_mod32<F>(j);
 		fe_sqr_iter<F, 0>(e, o, x, tx, m);
-		uint32_t t[n];
-		carry_chain c;
-		t[0] = c.add_cc(o[0], e[1]);
-		ZKP_UNROLL
-		for (int j = 1; j < n - 1; j++)
-			t[j] = c.addc_cc(o[j], e[j + 1]);
-		t[n - 1] = c.addc(o[n - 1], 0);
-		fe_reduce_once<F>(ret, t);
+		fe_cios_finish<F>(ret, e, o);
 	}
 }
 
