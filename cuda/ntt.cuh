@@ -105,9 +105,9 @@ ZKP_HD void ntt_h_point(dfr *ret, const dfr *a, const dfr *b, const dfr *c, cons
  * conflicts when its 8 halves fall in 8 distinct 16-byte columns of a
  * 128-byte row: column = unit mod 8. Stored plainly (element e's half k at
  * unit 2e + k) the column is 2 (e mod 4) + k, which takes 4 values for a
- * given k: every access would conflict at least 2-way, and the strided
- * stages 4-way (1 KiB of shared traffic served as 2.2 times the ideal
- * count of 128-byte wavefronts over a transform).
+ * given k: every access would conflict at least 2-way, and the stages of
+ * half size 1 and 2 4-way (2.07 times the ideal count of 128-byte
+ * wavefronts over the device plan's transforms).
  *
  * Over every transform of the device plan, the 8 elements of a quarter
  * warp's access (a butterfly's two operands, its twiddle, the load, store
