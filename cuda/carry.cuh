@@ -26,7 +26,14 @@
  *    without the carry flag (ptxas turns the chain into predicate carries
  *    and keeps its order, the statements being asm volatile); keep it to
  *    register moves and plain multiplications;
- *  - chains do not nest or interleave: finish one before starting another.
+ *  - chains do not nest or interleave: finish one before starting another;
+ *  - a chain is all additions (add/addc/mad) or all subtractions
+ *    (sub/subc): a borrow is read only by subc, a carry only by addc and
+ *    madc. The hardware computes a - b as a + ~b + 1 and keeps the carry
+ *    of that sum, the complement of the borrow: on an H200, addc(0, 0)
+ *    right after sub.cc(0, 0) read 1 where PTX's borrow is 0. The field
+ *    arithmetic reads a subtraction's borrow with subc(0, 0) (all ones
+ *    after a borrow), which the emulation and the device agree on.
  */
 #ifndef ZKPD_CUDA_CARRY_CUH
 #define ZKPD_CUDA_CARRY_CUH

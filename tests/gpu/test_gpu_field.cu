@@ -8,7 +8,8 @@
  *  - every carry_chain operation on 16 edge operands (0, 1, 2^31 - 1,
  *    2^31, 2^32 - 2, 2^32 - 1 ... and random words) in all combinations,
  *    with the carry flag set and clear before it: the result and the
- *    flag after it (read back by a following addc(0, 0));
+ *    flag after it (read back by a following addc(0, 0), or subc(0, 0)
+ *    after a subtraction: carry.cuh's chains never mix the two kinds);
  *  - fe_add, fe_sub, fe_neg, fe_mul, fe_sqr, fe_to_mont, fe_from_mont for
  *    Fp and Fr on 2^16 pairs (uniform, 0, 1, -1, and Montgomery limbs of
  *    all zeros or all ones halves), also against the C ff layer;
@@ -89,12 +90,26 @@ struct cc_case {
 	uint32_t a, b, c, cin;
 };
 
+/* Whether OP is a subtraction: its flag is a borrow, set and read by
+ * subtractions only (carry.cuh: a chain is all additions or all
+ * subtractions). */
+template <int OP> ZKP_HD constexpr bool cc_is_sub()
+{
+	return OP == CC_SUB_CC || OP == CC_SUBC_CC || OP == CC_SUBC;
+}
+
 /* d = op(a, b[, c]) with CF = cin before it; f = the CF after it. One
- * straight chain per operation (a template argument, not a branch). */
+ * straight chain per operation (a template argument, not a branch). The
+ * flag is set and read back by operations of OP's own kind: an addition's
+ * carry by add.cc and addc(0, 0), a subtraction's borrow by sub.cc(0, cin)
+ * and subc(0, 0), which is all ones after a borrow. */
 template <int OP> ZKP_HD void cc_run(uint32_t *d, uint32_t *f, cc_case k)
 {
 	carry_chain ch;
-	ch.add_cc(k.cin ? 0xffffffffu : 0u, k.cin); /* CF := cin */
+	if constexpr (cc_is_sub<OP>())
+		ch.sub_cc(0u, k.cin); /* CF := borrow = cin */
+	else
+		ch.add_cc(k.cin ? 0xffffffffu : 0u, k.cin); /* CF := carry = cin */
 	uint32_t r;
 	switch (OP) {
 	case CC_ADD_CC: r = ch.add_cc(k.a, k.b); break;
@@ -111,7 +126,10 @@ template <int OP> ZKP_HD void cc_run(uint32_t *d, uint32_t *f, cc_case k)
 	default: r = ch.madc_hi(k.a, k.b, k.c); break;
 	}
 	*d = r;
-	*f = ch.addc(0, 0);
+	if constexpr (cc_is_sub<OP>())
+		*f = ch.subc(0, 0) & 1u;
+	else
+		*f = ch.addc(0, 0);
 }
 
 template <int OP> __global__ void k_cc(uint32_t *d, uint32_t *f, const cc_case *k, size_t n)
@@ -292,14 +310,14 @@ __global__ void k_madd(g1_xyzz *r, const g1_xyzz *a, const g1_affine *b, size_t 
 {
 	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < n)
-		g1_xyzz_add_affine(&r[i], &a[i], &b[i]);
+		xyzz_add_affine(&r[i], &a[i], &b[i]);
 }
 
 __global__ void k_add(g1_xyzz *r, const g1_xyzz *a, const g1_xyzz *b, size_t n)
 {
 	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < n)
-		g1_xyzz_add(&r[i], &a[i], &b[i]);
+		xyzz_add(&r[i], &a[i], &b[i]);
 }
 
 /* The formulas are the same arithmetic whether or not the coordinates lie
@@ -316,8 +334,8 @@ static void test_points(void)
 		pick(&b[i].x, top);
 		pick(&b[i].y, top);
 		switch (i % 8) {
-		case 0: g1_xyzz_from_affine(&a[i], &b[i]); break;
-		case 1: g1_xyzz_set_inf(&a[i]); break;
+		case 0: xyzz_from_affine(&a[i], &b[i]); break;
+		case 1: xyzz_set_inf(&a[i]); break;
 		case 2: fe_set_zero(&b[i].x); fe_set_zero(&b[i].y); /* b at infinity */
 			/* fall through */
 		default:
@@ -338,7 +356,7 @@ static void test_points(void)
 	std::vector<g1_xyzz> r = from_device(dr, n);
 	for (size_t i = 0; i < n; i++) {
 		g1_xyzz h;
-		g1_xyzz_add_affine(&h, &a[i], &b[i]);
+		xyzz_add_affine(&h, &a[i], &b[i]);
 		check(memcmp(&h, &r[i], sizeof(h)) == 0, "g1 madd device vs host", i);
 	}
 	k_add<<<blocks(n), 128>>>(dr, da, dc, n);
@@ -346,7 +364,7 @@ static void test_points(void)
 	r = from_device(dr, n);
 	for (size_t i = 0; i < n; i++) {
 		g1_xyzz h;
-		g1_xyzz_add(&h, &a[i], &c[i]);
+		xyzz_add(&h, &a[i], &c[i]);
 		check(memcmp(&h, &r[i], sizeof(h)) == 0, "g1 add device vs host", i);
 	}
 	CUDA_OK(cudaFree(da));
