@@ -1,13 +1,16 @@
 /*
- * Wrappers that isolate five device functions for bench/ptx-figures.sh,
+ * Wrappers that isolate seven device functions for bench/ptx-figures.sh,
  * which compiles this file to PTX and counts each wrapper's instructions
  * (with any function it calls out of line). Never linked into a program.
  *   probe_fr_mul:   one Fr Montgomery multiplication (fe_mul, ff.cuh)
  *   probe_fp_mul:   one Fp Montgomery multiplication
  *   probe_fp_sqr:   one Fp Montgomery squaring (fe_sqr: its own rows)
  *   probe_g1_madd:  one G1 mixed addition, XYZZ + affine
- *                   (g1_xyzz_add_affine, ec.cuh; with its doubling and
+ *                   (xyzz_add_affine, ec.cuh; with its doubling and
  *                   infinity branches)
+ *   probe_fp2_mul:  one Fp2 multiplication (fp2.cuh: Karatsuba, 3 Fp ones)
+ *   probe_g2_madd:  one G2 mixed addition, XYZZ + affine (the same
+ *                   formulas over Fp2)
  *   probe_ntt_bfly: one forward radix-2 DIT butterfly with its twiddle
  *                   (ntt_bfly_dit, ntt.cuh: a multiplication, an addition,
  *                   a subtraction, and the branch of twiddle index 0)
@@ -40,7 +43,19 @@ extern "C" __global__ void probe_fp_sqr(dfp *ret, const dfp *a)
 extern "C" __global__ void probe_g1_madd(g1_xyzz *ret, const g1_xyzz *a, const g1_affine *b)
 {
 	unsigned t = threadIdx.x;
-	g1_xyzz_add_affine(&ret[t], &a[t], &b[t]);
+	xyzz_add_affine(&ret[t], &a[t], &b[t]);
+}
+
+extern "C" __global__ void probe_fp2_mul(dfp2 *ret, const dfp2 *a, const dfp2 *b)
+{
+	unsigned t = threadIdx.x;
+	fe_mul(&ret[t], &a[t], &b[t]);
+}
+
+extern "C" __global__ void probe_g2_madd(g2_xyzz *ret, const g2_xyzz *a, const g2_affine *b)
+{
+	unsigned t = threadIdx.x;
+	xyzz_add_affine(&ret[t], &a[t], &b[t]);
 }
 
 extern "C" __global__ void probe_ntt_bfly(dfr *a, dfr *b, const dfr *tw, const bool *one)

@@ -1,57 +1,56 @@
 /*
- * G1 point arithmetic for the CUDA kernels, __host__ __device__ like
+ * G1 and G2 point arithmetic for the CUDA kernels, __host__ __device__ like
  * ff.cuh and tested on the host against the C ec layer.
  *
+ * The formulas are written once over the coordinate field E: dfp for G1,
+ * dfp2 (fp2.cuh) for G2. No addition or doubling formula of a = 0 curves
+ * uses b, so both curves share them, as src/ec/curve_tmpl.h does.
  * Representations and formulas are those of include/zkpd/ec.h and
  * src/ec/curve_tmpl.h, so results agree limb for limb with the C layer:
- *  - affine (x, y), infinity stored as (0, 0): the layout of zkp_g1_affine;
+ *  - affine (x, y), infinity stored as (0, 0): the layout of zkp_g?_affine;
  *  - XYZZ (X, Y, ZZ, ZZZ), infinity ZZ = 0 (set as (1, 1, 0, 0)): the layout
- *    of zkp_g1_xyzz;
- *  - Jacobian (X, Y, Z), infinity Z = 0: the layout of zkp_g1.
- * Costs (EFD names): madd-2008-s 8M + 2S, add-2008-s 12M + 2S,
- * dbl-2008-s-1 6M + 3S, mdbl-2008-s-1 4M + 3S; XYZZ to Jacobian 2M + 2S.
+ *    of zkp_g?_xyzz;
+ *  - Jacobian (X, Y, Z), infinity Z = 0: the layout of zkp_g?.
+ * Costs (EFD names, M and S in E): madd-2008-s 8M + 2S, add-2008-s
+ * 12M + 2S, dbl-2008-s-1 6M + 3S, mdbl-2008-s-1 4M + 3S; XYZZ to Jacobian
+ * 2M + 2S. An Fp2 M is 3 Fp M (fp2.cuh).
  */
 #ifndef ZKPD_CUDA_EC_CUH
 #define ZKPD_CUDA_EC_CUH
 
 #include "ff.cuh"
+#include "fp2.cuh"
 
-/* The curve operations are inline functions whose inlining is left to
- * nvcc, unlike the field operations, which are forced inline. nvcc inlines
- * the mixed addition into the bucket accumulation, where calls would put
- * the accumulator in local memory; in the window reduction, which holds
- * three points, it keeps a general addition out of line (forced inline
- * there, it spilled 1,116 bytes). bench/ptx-figures.sh lists what stays
- * out of line (docs/benchmarks.md). */
-#ifdef __CUDACC__
-#define ZKP_HD_CALL __host__ __device__ inline
-#else
-#define ZKP_HD_CALL inline
-#endif
-
-struct g1_affine {
-	dfp x, y;
+template <class E> struct ec_affine {
+	E x, y;
 };
 
-struct g1_xyzz {
-	dfp x, y, zz, zzz;
+template <class E> struct ec_xyzz {
+	E x, y, zz, zzz;
 };
 
-struct g1_jac {
-	dfp x, y, z;
+template <class E> struct ec_jac {
+	E x, y, z;
 };
 
-ZKP_HD bool g1_affine_is_inf(const g1_affine *a)
+typedef ec_affine<dfp> g1_affine;
+typedef ec_xyzz<dfp> g1_xyzz;
+typedef ec_jac<dfp> g1_jac;
+typedef ec_affine<dfp2> g2_affine;
+typedef ec_xyzz<dfp2> g2_xyzz;
+typedef ec_jac<dfp2> g2_jac;
+
+template <class E> ZKP_HD bool affine_is_inf(const ec_affine<E> *a)
 {
 	return fe_is_zero(&a->x) && fe_is_zero(&a->y);
 }
 
-ZKP_HD bool g1_xyzz_is_inf(const g1_xyzz *a)
+template <class E> ZKP_HD bool xyzz_is_inf(const ec_xyzz<E> *a)
 {
 	return fe_is_zero(&a->zz);
 }
 
-ZKP_HD void g1_xyzz_set_inf(g1_xyzz *ret)
+template <class E> ZKP_HD void xyzz_set_inf(ec_xyzz<E> *ret)
 {
 	fe_set_one(&ret->x);
 	fe_set_one(&ret->y);
@@ -59,10 +58,10 @@ ZKP_HD void g1_xyzz_set_inf(g1_xyzz *ret)
 	fe_set_zero(&ret->zzz);
 }
 
-ZKP_HD void g1_xyzz_from_affine(g1_xyzz *ret, const g1_affine *a)
+template <class E> ZKP_HD void xyzz_from_affine(ec_xyzz<E> *ret, const ec_affine<E> *a)
 {
-	if (g1_affine_is_inf(a)) {
-		g1_xyzz_set_inf(ret);
+	if (affine_is_inf(a)) {
+		xyzz_set_inf(ret);
 		return;
 	}
 	ret->x = a->x;
@@ -75,10 +74,10 @@ ZKP_HD void g1_xyzz_from_affine(g1_xyzz *ret, const g1_affine *a)
  *   U = 2 Y1, V = U^2, W = U V, S = X1 V, M = 3 X1^2,
  *   X3 = M^2 - 2S, Y3 = M(S - X3) - W Y1, ZZ3 = V ZZ1, ZZZ3 = W ZZZ1.
  * Infinity stays infinity through ZZ3 = V ZZ1. */
-ZKP_HD_CALL void g1_xyzz_dbl(g1_xyzz *ret, const g1_xyzz *a)
+template <class E> ZKP_HD_CALL void xyzz_dbl(ec_xyzz<E> *ret, const ec_xyzz<E> *a)
 {
-	dfp u, v, w, s, m, t;
-	g1_xyzz out;
+	E u, v, w, s, m, t;
+	ec_xyzz<E> out;
 	fe_dbl(&u, &a->y);
 	fe_sqr(&v, &u);
 	fe_mul(&w, &u, &v);
@@ -99,10 +98,10 @@ ZKP_HD_CALL void g1_xyzz_dbl(g1_xyzz *ret, const g1_xyzz *a)
 }
 
 /* mdbl-2008-s-1 (ZZ1 = ZZZ1 = 1), 4M + 3S. */
-ZKP_HD_CALL void g1_xyzz_dbl_affine(g1_xyzz *ret, const g1_affine *a)
+template <class E> ZKP_HD_CALL void xyzz_dbl_affine(ec_xyzz<E> *ret, const ec_affine<E> *a)
 {
-	dfp u, v, w, s, m, t;
-	g1_xyzz out;
+	E u, v, w, s, m, t;
+	ec_xyzz<E> out;
 	fe_dbl(&u, &a->y);
 	fe_sqr(&v, &u);
 	fe_mul(&w, &u, &v);
@@ -128,18 +127,19 @@ ZKP_HD_CALL void g1_xyzz_dbl_affine(g1_xyzz *ret, const g1_affine *a)
  *   X3 = R^2 - PPP - 2Q, Y3 = R(Q - X3) - S1 PPP,
  *   ZZ3 = ZZ1 ZZ2 PP, ZZZ3 = ZZZ1 ZZZ2 PPP.
  * P = 0: a doubling when R = 0, infinity otherwise. */
-ZKP_HD_CALL void g1_xyzz_add(g1_xyzz *ret, const g1_xyzz *a, const g1_xyzz *b)
+template <class E>
+ZKP_HD_CALL void xyzz_add(ec_xyzz<E> *ret, const ec_xyzz<E> *a, const ec_xyzz<E> *b)
 {
-	if (g1_xyzz_is_inf(a)) {
+	if (xyzz_is_inf(a)) {
 		*ret = *b;
 		return;
 	}
-	if (g1_xyzz_is_inf(b)) {
+	if (xyzz_is_inf(b)) {
 		*ret = *a;
 		return;
 	}
-	dfp u1, u2, s1, s2, p, r, pp, ppp, q, t;
-	g1_xyzz out;
+	E u1, u2, s1, s2, p, r, pp, ppp, q, t;
+	ec_xyzz<E> out;
 	fe_mul(&u1, &a->x, &b->zz);
 	fe_mul(&u2, &b->x, &a->zz);
 	fe_mul(&s1, &a->y, &b->zzz);
@@ -148,9 +148,9 @@ ZKP_HD_CALL void g1_xyzz_add(g1_xyzz *ret, const g1_xyzz *a, const g1_xyzz *b)
 	fe_sub(&r, &s2, &s1);
 	if (fe_is_zero(&p)) {
 		if (fe_is_zero(&r))
-			g1_xyzz_dbl(ret, a);
+			xyzz_dbl(ret, a);
 		else
-			g1_xyzz_set_inf(ret);
+			xyzz_set_inf(ret);
 		return;
 	}
 	fe_sqr(&pp, &p);
@@ -176,27 +176,28 @@ ZKP_HD_CALL void g1_xyzz_add(g1_xyzz *ret, const g1_xyzz *a, const g1_xyzz *b)
  *   PPP = P PP, Q = X1 PP, X3 = R^2 - PPP - 2Q,
  *   Y3 = R(Q - X3) - Y1 PPP, ZZ3 = ZZ1 PP, ZZZ3 = ZZZ1 PPP.
  * P = 0: mdbl-2008-s-1 of the affine point when R = 0, else infinity. */
-ZKP_HD_CALL void g1_xyzz_add_affine(g1_xyzz *ret, const g1_xyzz *a, const g1_affine *b)
+template <class E>
+ZKP_HD_CALL void xyzz_add_affine(ec_xyzz<E> *ret, const ec_xyzz<E> *a, const ec_affine<E> *b)
 {
-	if (g1_affine_is_inf(b)) {
+	if (affine_is_inf(b)) {
 		*ret = *a;
 		return;
 	}
-	if (g1_xyzz_is_inf(a)) {
-		g1_xyzz_from_affine(ret, b);
+	if (xyzz_is_inf(a)) {
+		xyzz_from_affine(ret, b);
 		return;
 	}
-	dfp u2, s2, p, r, pp, ppp, q, t;
-	g1_xyzz out;
+	E u2, s2, p, r, pp, ppp, q, t;
+	ec_xyzz<E> out;
 	fe_mul(&u2, &b->x, &a->zz);
 	fe_mul(&s2, &b->y, &a->zzz);
 	fe_sub(&p, &u2, &a->x);
 	fe_sub(&r, &s2, &a->y);
 	if (fe_is_zero(&p)) {
 		if (fe_is_zero(&r))
-			g1_xyzz_dbl_affine(ret, b);
+			xyzz_dbl_affine(ret, b);
 		else
-			g1_xyzz_set_inf(ret);
+			xyzz_set_inf(ret);
 		return;
 	}
 	fe_sqr(&pp, &p);
@@ -216,26 +217,27 @@ ZKP_HD_CALL void g1_xyzz_add_affine(g1_xyzz *ret, const g1_xyzz *a, const g1_aff
 }
 
 /* a + (-b): the affine point with y negated (infinity stays (0, 0)). */
-ZKP_HD void g1_xyzz_sub_affine(g1_xyzz *ret, const g1_xyzz *a, const g1_affine *b)
+template <class E>
+ZKP_HD void xyzz_sub_affine(ec_xyzz<E> *ret, const ec_xyzz<E> *a, const ec_affine<E> *b)
 {
-	g1_affine nb;
+	ec_affine<E> nb;
 	nb.x = b->x;
 	fe_neg(&nb.y, &b->y);
-	g1_xyzz_add_affine(ret, a, &nb);
+	xyzz_add_affine(ret, a, &nb);
 }
 
 /* With ZZ = z^2, ZZZ = z^3 take Z = ZZZ: X = X_xyzz ZZ^2, Y = Y_xyzz ZZZ^2.
  * 2M + 2S, no inversion. */
-ZKP_HD void g1_jac_from_xyzz(g1_jac *ret, const g1_xyzz *a)
+template <class E> ZKP_HD void jac_from_xyzz(ec_jac<E> *ret, const ec_xyzz<E> *a)
 {
-	if (g1_xyzz_is_inf(a)) {
+	if (xyzz_is_inf(a)) {
 		fe_set_one(&ret->x);
 		fe_set_one(&ret->y);
 		fe_set_zero(&ret->z);
 		return;
 	}
-	dfp t;
-	g1_jac out;
+	E t;
+	ec_jac<E> out;
 	fe_sqr(&t, &a->zz);
 	fe_mul(&out.x, &a->x, &t);
 	fe_sqr(&t, &a->zzz);

@@ -33,6 +33,19 @@
 #else
 #define ZKP_HD inline
 #endif
+/* Operations of a few field multiplications or more (the Fp2 products,
+ * the curve formulas): inline functions whose inlining is left to nvcc,
+ * unlike the Fp and Fr operations, which are forced inline. nvcc inlines
+ * the mixed addition into the bucket accumulation, where calls would put
+ * the accumulator in local memory; in the window reduction, which holds
+ * three points, it keeps a general addition out of line (forced inline
+ * there, it spilled 1,116 bytes). bench/ptx-figures.sh lists what stays
+ * out of line (docs/benchmarks.md). */
+#ifdef __CUDACC__
+#define ZKP_HD_CALL __host__ __device__ inline
+#else
+#define ZKP_HD_CALL inline
+#endif
 /* Loops over limbs are unrolled so constant tables fold into immediates
  * (nvcc's host pass, whose code only runs the launchers, leaves them). */
 #if defined(__CUDA_ARCH__)

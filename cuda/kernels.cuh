@@ -42,17 +42,20 @@ cudaError_t ntt_run(dfr *x, const ntt_dev_domain *d, bool inverse, bool coset,
 cudaError_t ntt_h_pointwise(dfr *a, const dfr *b, const dfr *c, const dfr *scale, size_t n,
 			    cudaStream_t stream);
 
-/* ---- G1 MSM ---- */
+/* ---- MSM (G1 and G2) ---- */
 
 /* Device workspace bytes for n scalars with window c. */
 size_t msm_g1_ws_size(size_t n, unsigned c);
+size_t msm_g2_ws_size(size_t n, unsigned c);
 
 /* Pippenger over n (< 2^31) scalars (Montgomery Fr) and bases, window c,
  * with the scalars 0 skipped and the scalars 1 summed by batch addition:
  * writes the K = msm_windows(c) window sums to win_host (host memory, K
  * entries, XYZZ; the sum of the ones is inside window 0's) and waits for
- * them. ws holds msm_g1_ws_size(n, c) bytes, 256-byte aligned. */
+ * them. ws holds msm_g?_ws_size(n, c) bytes, 256-byte aligned. */
 cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, const dfr *scalars, size_t n,
+		       unsigned c, void *ws, cudaStream_t stream);
+cudaError_t msm_g2_run(g2_xyzz *win_host, const g2_affine *bases, const dfr *scalars, size_t n,
 		       unsigned c, void *ws, cudaStream_t stream);
 
 /* *ret = the number of scalars i < n (< 2^31) that are neither 0 nor 1,

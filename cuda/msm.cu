@@ -1,7 +1,10 @@
 /*
- * Pippenger G1 MSM on the device, and the density compaction in front of
- * it. Every kernel here is a wrapper around one per-thread function of
- * cuda/msm.cuh, which the host unit test runs on the CPU.
+ * Pippenger MSM on the device, for G1 and G2 (the same kernels, templates
+ * over the coordinate field), and the density compaction in front of it.
+ * Every kernel here is a wrapper around one per-thread function of
+ * cuda/msm.cuh, which the host unit test runs on the CPU. G2 points are
+ * twice the size of G1 ones and an addition costs three times the Fp
+ * multiplications; the flow and the workspace layout are the same.
  *
  * 1. Scalars leave Montgomery form (one multiplication by 1 each) and are
  *    classified as 0, 1 or other; a warp's classes become one 32-bit word
@@ -87,8 +90,9 @@ static size_t align256(size_t v)
 	return (v + 255) & ~(size_t)255;
 }
 
-static ws_layout layout_of(size_t n, unsigned c)
+template <class E> static ws_layout layout_of(size_t n, unsigned c)
 {
+	typedef ec_xyzz<E> xyzz;
 	ws_layout l;
 	size_t words = (n + 31) / 32;
 	l.k = msm_windows(c);
@@ -111,17 +115,17 @@ static ws_layout layout_of(size_t n, unsigned c)
 	l.sorted = off;
 	off += align256((size_t)l.k * n * sizeof(uint32_t));
 	l.buckets = off;
-	off += align256((size_t)l.k * l.nb * sizeof(g1_xyzz));
+	off += align256((size_t)l.k * l.nb * sizeof(xyzz));
 	l.segs = off;
-	off += align256((size_t)l.k * l.nseg * sizeof(g1_xyzz));
+	off += align256((size_t)l.k * l.nseg * sizeof(xyzz));
 	l.ones = off;
-	off += align256((size_t)l.nones * sizeof(g1_xyzz));
+	off += align256((size_t)l.nones * sizeof(xyzz));
 	l.first = off;
-	off += align256((size_t)l.k * l.nc * sizeof(g1_xyzz));
+	off += align256((size_t)l.k * l.nc * sizeof(xyzz));
 	l.first2 = off;
-	off += align256((size_t)l.k * l.nc * sizeof(g1_xyzz));
+	off += align256((size_t)l.k * l.nc * sizeof(xyzz));
 	l.last = off;
-	off += align256((size_t)l.k * l.nc * sizeof(g1_xyzz));
+	off += align256((size_t)l.k * l.nc * sizeof(xyzz));
 	l.keys = off;
 	off += align256((size_t)l.k * l.nc * sizeof(uint32_t));
 	l.total = off;
@@ -130,7 +134,12 @@ static ws_layout layout_of(size_t n, unsigned c)
 
 size_t msm_g1_ws_size(size_t n, unsigned c)
 {
-	return layout_of(n, c).total;
+	return layout_of<dfp>(n, c).total;
+}
+
+size_t msm_g2_ws_size(size_t n, unsigned c)
+{
+	return layout_of<dfp2>(n, c).total;
 }
 
 static unsigned grid_for(size_t threads)
@@ -194,27 +203,31 @@ k_scatter(uint32_t *sorted, uint32_t *cursor, const uint64_t *canon, const uint3
 		msm_scatter(sorted, cursor, canon, zero_bits, one_bits, i, n, c, k, nb);
 }
 
+template <class E>
 static __global__ void MSM_POINT_BOUNDS
-k_acc_chunk(g1_xyzz *buckets, g1_xyzz *first, g1_xyzz *last, uint32_t *key, const uint32_t *sorted,
-	    const uint32_t *offs, const g1_affine *bases, size_t n, unsigned k, unsigned nb,
-	    size_t nc, unsigned ch)
+k_acc_chunk(ec_xyzz<E> *buckets, ec_xyzz<E> *first, ec_xyzz<E> *last, uint32_t *key,
+	    const uint32_t *sorted, const uint32_t *offs, const ec_affine<E> *bases, size_t n,
+	    unsigned k, unsigned nb, size_t nc, unsigned ch)
 {
 	size_t id = thread_id();
 	if (id < (size_t)k * nc)
 		msm_acc_chunk(buckets, first, last, key, sorted, offs, bases, n, nb, nc, ch, id);
 }
 
+template <class E>
 static __global__ void MSM_POINT_BOUNDS
-k_seg_step(g1_xyzz *out, const g1_xyzz *in, const uint32_t *key, unsigned k, size_t nc, size_t d)
+k_seg_step(ec_xyzz<E> *out, const ec_xyzz<E> *in, const uint32_t *key, unsigned k, size_t nc,
+	   size_t d)
 {
 	size_t id = thread_id();
 	if (id < (size_t)k * nc)
 		msm_seg_step(out, in, key, nc, d, id);
 }
 
+template <class E>
 static __global__ void MSM_POINT_BOUNDS
-k_bucket_finish(g1_xyzz *buckets, const g1_xyzz *last, const g1_xyzz *scanned, const uint32_t *offs,
-		unsigned k, unsigned nb, size_t nc, unsigned ch)
+k_bucket_finish(ec_xyzz<E> *buckets, const ec_xyzz<E> *last, const ec_xyzz<E> *scanned,
+		const uint32_t *offs, unsigned k, unsigned nb, size_t nc, unsigned ch)
 {
 	size_t id = thread_id();
 	if (id < (size_t)k * nb)
@@ -230,32 +243,38 @@ k_count_other(uint32_t *count, const dfr *scalars, size_t n)
 		atomicAdd(count, (uint32_t)__popc(v));
 }
 
+template <class E>
 static __global__ void MSM_POINT_BOUNDS
-k_reduce(g1_xyzz *segs, const g1_xyzz *buckets, unsigned k, unsigned nb, unsigned nseg)
+k_reduce(ec_xyzz<E> *segs, const ec_xyzz<E> *buckets, unsigned k, unsigned nb, unsigned nseg)
 {
 	size_t id = thread_id();
 	if (id < (size_t)k * nseg)
 		msm_reduce(segs, buckets, nb, nseg, id);
 }
 
+template <class E>
 static __global__ void MSM_POINT_BOUNDS
-k_fold(g1_xyzz *segs, unsigned k, unsigned nseg, unsigned half)
+k_fold(ec_xyzz<E> *segs, unsigned k, unsigned nseg, unsigned half)
 {
 	size_t id = thread_id();
 	if (id < (size_t)k * half)
 		msm_fold(segs, nseg, half, id);
 }
 
+template <class E>
 static __global__ void MSM_POINT_BOUNDS
-k_ones(g1_xyzz *partial, const uint32_t *one_bits, const g1_affine *bases, size_t n, unsigned p)
+k_ones(ec_xyzz<E> *partial, const uint32_t *one_bits, const ec_affine<E> *bases, size_t n,
+       unsigned p)
 {
 	size_t t = thread_id();
 	if (t < p)
 		msm_ones_partial(partial, one_bits, bases, n, p, t);
 }
 
+template <class E>
 static __global__ void __launch_bounds__(MSM_GATHER_THREADS)
-k_gather(g1_xyzz *out, const g1_xyzz *segs, const g1_xyzz *ones, unsigned k, unsigned nseg)
+k_gather(ec_xyzz<E> *out, const ec_xyzz<E> *segs, const ec_xyzz<E> *ones, unsigned k,
+	 unsigned nseg)
 {
 	unsigned w = blockIdx.x * blockDim.x + threadIdx.x;
 	if (w < k)
@@ -263,17 +282,20 @@ k_gather(g1_xyzz *out, const g1_xyzz *segs, const g1_xyzz *ones, unsigned k, uns
 }
 
 /* Pairwise folds of `count` rows of `len` (a power of two) points. */
-static void fold_rows(g1_xyzz *rows, unsigned count, unsigned len, cudaStream_t stream)
+template <class E>
+static void fold_rows(ec_xyzz<E> *rows, unsigned count, unsigned len, cudaStream_t stream)
 {
 	for (unsigned half = len / 2; half >= 1; half /= 2)
-		k_fold<<<grid_for((size_t)count * half), MSM_BLOCK, 0, stream>>>(rows, count, len,
-									    half);
+		k_fold<E><<<grid_for((size_t)count * half), MSM_BLOCK, 0, stream>>>(rows, count,
+									       len, half);
 }
 
-cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, const dfr *scalars, size_t n,
-		       unsigned c, void *ws, cudaStream_t stream)
+template <class E>
+static cudaError_t msm_run(ec_xyzz<E> *win_host, const ec_affine<E> *bases, const dfr *scalars,
+			   size_t n, unsigned c, void *ws, cudaStream_t stream)
 {
-	ws_layout l = layout_of(n, c);
+	typedef ec_xyzz<E> xyzz;
+	ws_layout l = layout_of<E>(n, c);
 	char *base = (char *)ws;
 	uint64_t *canon = (uint64_t *)(base + l.canon);
 	uint32_t *zero_bits = (uint32_t *)(base + l.zero_bits);
@@ -281,12 +303,12 @@ cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, const dfr *sca
 	uint32_t *counts = (uint32_t *)(base + l.counts);
 	uint32_t *offs = (uint32_t *)(base + l.offs);
 	uint32_t *sorted = (uint32_t *)(base + l.sorted);
-	g1_xyzz *buckets = (g1_xyzz *)(base + l.buckets);
-	g1_xyzz *segs = (g1_xyzz *)(base + l.segs);
-	g1_xyzz *ones = (g1_xyzz *)(base + l.ones);
-	g1_xyzz *first = (g1_xyzz *)(base + l.first);
-	g1_xyzz *first2 = (g1_xyzz *)(base + l.first2);
-	g1_xyzz *last = (g1_xyzz *)(base + l.last);
+	xyzz *buckets = (xyzz *)(base + l.buckets);
+	xyzz *segs = (xyzz *)(base + l.segs);
+	xyzz *ones = (xyzz *)(base + l.ones);
+	xyzz *first = (xyzz *)(base + l.first);
+	xyzz *first2 = (xyzz *)(base + l.first2);
+	xyzz *last = (xyzz *)(base + l.last);
 	uint32_t *keys = (uint32_t *)(base + l.keys);
 	cudaError_t e;
 
@@ -304,40 +326,52 @@ cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, const dfr *sca
 		k_scatter<<<grid_for(n), MSM_BLOCK, 0, stream>>>(sorted, counts, canon, zero_bits,
 								 one_bits, n, c, l.k, l.nb);
 	size_t chunks = (size_t)l.k * l.nc;
-	k_acc_chunk<<<grid_for(chunks), MSM_BLOCK, 0, stream>>>(buckets, first, last, keys, sorted,
-								offs, bases, n, l.k, l.nb, l.nc,
-								l.ch);
+	k_acc_chunk<E><<<grid_for(chunks), MSM_BLOCK, 0, stream>>>(
+		buckets, first, last, keys, sorted, offs, bases, n, l.k, l.nb, l.nc, l.ch);
 	for (size_t d = 1; d < l.nc; d *= 2) {
-		k_seg_step<<<grid_for(chunks), MSM_BLOCK, 0, stream>>>(first2, first, keys, l.k,
-								       l.nc, d);
-		g1_xyzz *t = first;
+		k_seg_step<E><<<grid_for(chunks), MSM_BLOCK, 0, stream>>>(first2, first, keys, l.k,
+									  l.nc, d);
+		xyzz *t = first;
 		first = first2;
 		first2 = t;
 	}
-	k_bucket_finish<<<grid_for((size_t)l.k * l.nb), MSM_BLOCK, 0, stream>>>(
+	k_bucket_finish<E><<<grid_for((size_t)l.k * l.nb), MSM_BLOCK, 0, stream>>>(
 		buckets, last, first, offs, l.k, l.nb, l.nc, l.ch);
-	k_reduce<<<grid_for((size_t)l.k * l.nseg), MSM_BLOCK, 0, stream>>>(segs, buckets, l.k,
-									   l.nb, l.nseg);
+	k_reduce<E><<<grid_for((size_t)l.k * l.nseg), MSM_BLOCK, 0, stream>>>(segs, buckets, l.k,
+									      l.nb, l.nseg);
 	fold_rows(segs, l.k, l.nseg, stream);
 	if (n) {
-		k_ones<<<grid_for(l.nones), MSM_BLOCK, 0, stream>>>(ones, one_bits, bases, n,
-								    l.nones);
+		k_ones<E><<<grid_for(l.nones), MSM_BLOCK, 0, stream>>>(ones, one_bits, bases, n,
+								       l.nones);
 		fold_rows(ones, 1, l.nones, stream);
 	} else {
-		e = cudaMemsetAsync(ones, 0, sizeof(g1_xyzz), stream); /* ZZ = 0: infinity */
+		/* A zeroed XYZZ point has ZZ = 0: infinity. */
+		e = cudaMemsetAsync(ones, 0, sizeof(xyzz), stream);
 		if (e != cudaSuccess)
 			return e;
 	}
 	/* The bucket array is free by now: reuse its head for the K sums. */
-	k_gather<<<1, MSM_GATHER_THREADS, 0, stream>>>(buckets, segs, ones, l.k, l.nseg);
+	k_gather<E><<<1, MSM_GATHER_THREADS, 0, stream>>>(buckets, segs, ones, l.k, l.nseg);
 	e = cudaGetLastError();
 	if (e != cudaSuccess)
 		return e;
-	e = cudaMemcpyAsync(win_host, buckets, (size_t)l.k * sizeof(g1_xyzz),
-			    cudaMemcpyDeviceToHost, stream);
+	e = cudaMemcpyAsync(win_host, buckets, (size_t)l.k * sizeof(xyzz), cudaMemcpyDeviceToHost,
+			    stream);
 	if (e != cudaSuccess)
 		return e;
 	return cudaStreamSynchronize(stream);
+}
+
+cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, const dfr *scalars, size_t n,
+		       unsigned c, void *ws, cudaStream_t stream)
+{
+	return msm_run<dfp>(win_host, bases, scalars, n, c, ws, stream);
+}
+
+cudaError_t msm_g2_run(g2_xyzz *win_host, const g2_affine *bases, const dfr *scalars, size_t n,
+		       unsigned c, void *ws, cudaStream_t stream)
+{
+	return msm_run<dfp2>(win_host, bases, scalars, n, c, ws, stream);
 }
 
 cudaError_t msm_count_other(size_t *ret, const dfr *scalars, size_t n, uint32_t *count,

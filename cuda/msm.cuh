@@ -1,5 +1,6 @@
 /*
- * Per-thread pieces of the G1 MSM kernels (cuda/msm.cu), __host__
+ * Per-thread pieces of the MSM kernels (cuda/msm.cu), written once over the
+ * coordinate field E of G1 (dfp) and G2 (dfp2), __host__
  * __device__ so the host unit test runs every kernel body: the window
  * choice, the signed (Booth) digits of a canonical scalar, the 0/1
  * classification, the density compaction, the counting sort (histogram,
@@ -120,14 +121,14 @@ ZKP_HD bool bit32(const uint32_t *bits, size_t i)
 }
 
 /* ret = m a for a small non-negative m, by double-and-add from the top. */
-ZKP_HD void xyzz_mul_small(g1_xyzz *ret, const g1_xyzz *a, uint32_t m)
+template <class E> ZKP_HD void xyzz_mul_small(ec_xyzz<E> *ret, const ec_xyzz<E> *a, uint32_t m)
 {
-	g1_xyzz acc;
-	g1_xyzz_set_inf(&acc);
+	ec_xyzz<E> acc;
+	xyzz_set_inf(&acc);
 	for (int bit = 31; bit >= 0; bit--) {
-		g1_xyzz_dbl(&acc, &acc);
+		xyzz_dbl(&acc, &acc);
 		if ((m >> bit) & 1)
-			g1_xyzz_add(&acc, &acc, a);
+			xyzz_add(&acc, &acc, a);
 	}
 	*ret = acc;
 }
@@ -328,17 +329,19 @@ ZKP_HD unsigned msm_bucket_of(const uint32_t *off, unsigned lo, unsigned nb, uin
  * [t ch, min((t + 1) ch, len)) of the window's list, as described above.
  * first, last and key hold k nc entries; a chunk past the list's end
  * gets infinity in both and the key MSM_NO_BUCKET. */
-ZKP_HD void msm_acc_chunk(g1_xyzz *buckets, g1_xyzz *first, g1_xyzz *last, uint32_t *key,
-			  const uint32_t *sorted, const uint32_t *offs, const g1_affine *bases,
-			  size_t n, unsigned nb, size_t nc, unsigned ch, size_t id)
+template <class E>
+ZKP_HD void msm_acc_chunk(ec_xyzz<E> *buckets, ec_xyzz<E> *first, ec_xyzz<E> *last,
+			  uint32_t *key, const uint32_t *sorted, const uint32_t *offs,
+			  const ec_affine<E> *bases, size_t n, unsigned nb, size_t nc, unsigned ch,
+			  size_t id)
 {
 	size_t w = id / nc, t = id % nc;
 	const uint32_t *list = sorted + w * n;
 	const uint32_t *off = offs + w * (nb + 1);
 	uint32_t len = off[nb];
 	size_t lo = t * ch, hi = lo + ch < len ? lo + ch : len;
-	g1_xyzz_set_inf(&first[id]);
-	g1_xyzz_set_inf(&last[id]);
+	xyzz_set_inf(&first[id]);
+	xyzz_set_inf(&last[id]);
 	key[id] = MSM_NO_BUCKET;
 	if (lo >= len)
 		return;
@@ -346,14 +349,14 @@ ZKP_HD void msm_acc_chunk(g1_xyzz *buckets, g1_xyzz *first, g1_xyzz *last, uint3
 	key[id] = b;
 	for (size_t e = lo; e < hi;) {
 		size_t end = off[b + 1] < hi ? off[b + 1] : hi;
-		g1_xyzz acc;
-		g1_xyzz_set_inf(&acc);
+		ec_xyzz<E> acc;
+		xyzz_set_inf(&acc);
 		for (; e < end; e++) {
 			uint32_t v = list[e];
-			g1_affine p = bases[v & ~MSM_SIGN_BIT];
+			ec_affine<E> p = bases[v & ~MSM_SIGN_BIT];
 			if (v & MSM_SIGN_BIT)
 				fe_neg(&p.y, &p.y);
-			g1_xyzz_add_affine(&acc, &acc, &p);
+			xyzz_add_affine(&acc, &acc, &p);
 		}
 		if (off[b] < lo)
 			first[id] = acc;
@@ -368,13 +371,14 @@ ZKP_HD void msm_acc_chunk(g1_xyzz *buckets, g1_xyzz *first, g1_xyzz *last, uint3
 
 /* Thread id < k nc, step d of the segmented scan: out = in, plus in[id - d]
  * when chunk t - d (t = id % nc) has the same key. */
-ZKP_HD void msm_seg_step(g1_xyzz *out, const g1_xyzz *in, const uint32_t *key, size_t nc,
+template <class E>
+ZKP_HD void msm_seg_step(ec_xyzz<E> *out, const ec_xyzz<E> *in, const uint32_t *key, size_t nc,
 			 size_t d, size_t id)
 {
-	g1_xyzz v = in[id];
+	ec_xyzz<E> v = in[id];
 	if (id % nc >= d && key[id] != MSM_NO_BUCKET && key[id - d] == key[id]) {
-		g1_xyzz u = in[id - d];
-		g1_xyzz_add(&v, &v, &u);
+		ec_xyzz<E> u = in[id - d];
+		xyzz_add(&v, &v, &u);
 	}
 	out[id] = v;
 }
@@ -383,52 +387,55 @@ ZKP_HD void msm_seg_step(g1_xyzz *out, const g1_xyzz *in, const uint32_t *key, s
  * infinity; inside one chunk: already written by msm_acc_chunk; spanning
  * chunks t0 < t1: last[t0] + scanned[t1] (scanned: the firsts after the
  * segmented scan). */
-ZKP_HD void msm_bucket_finish(g1_xyzz *buckets, const g1_xyzz *last, const g1_xyzz *scanned,
-			      const uint32_t *offs, unsigned nb, size_t nc, unsigned ch, size_t id)
+template <class E>
+ZKP_HD void msm_bucket_finish(ec_xyzz<E> *buckets, const ec_xyzz<E> *last,
+			      const ec_xyzz<E> *scanned, const uint32_t *offs, unsigned nb, size_t nc,
+			      unsigned ch, size_t id)
 {
 	size_t w = id / nb, b = id % nb;
 	const uint32_t *off = offs + w * (nb + 1);
 	uint32_t s = off[b], e = off[b + 1];
 	if (s == e) {
-		g1_xyzz_set_inf(&buckets[id]);
+		xyzz_set_inf(&buckets[id]);
 		return;
 	}
 	size_t t0 = s / ch, t1 = (e - 1) / ch;
 	if (t0 == t1)
 		return;
-	g1_xyzz a = last[w * nc + t0], c = scanned[w * nc + t1];
-	g1_xyzz_add(&buckets[id], &a, &c);
+	ec_xyzz<E> a = last[w * nc + t0], c = scanned[w * nc + t1];
+	xyzz_add(&buckets[id], &a, &c);
 }
 
 /* Thread id < k nseg: segment id % nseg of window id / nseg, buckets
  * [lo, lo + per). Walking down, run += B_b and tot += run give
  * tot = sum (b - lo + 1) B_b; bucket b holds digit b + 1, so the segment's
  * share of sum (b + 1) B_b is tot + lo run. */
-ZKP_HD void msm_reduce(g1_xyzz *segs, const g1_xyzz *buckets, unsigned nb, unsigned nseg,
+template <class E>
+ZKP_HD void msm_reduce(ec_xyzz<E> *segs, const ec_xyzz<E> *buckets, unsigned nb, unsigned nseg,
 		       size_t id)
 {
 	size_t w = id / nseg, t = id % nseg;
 	unsigned per = nb / nseg, lo = (unsigned)t * per;
-	const g1_xyzz *bk = buckets + w * nb;
-	g1_xyzz run, tot, sh;
-	g1_xyzz_set_inf(&run);
-	g1_xyzz_set_inf(&tot);
+	const ec_xyzz<E> *bk = buckets + w * nb;
+	ec_xyzz<E> run, tot, sh;
+	xyzz_set_inf(&run);
+	xyzz_set_inf(&tot);
 	for (unsigned b = lo + per; b-- > lo;) {
-		g1_xyzz v = bk[b];
-		g1_xyzz_add(&run, &run, &v);
-		g1_xyzz_add(&tot, &tot, &run);
+		ec_xyzz<E> v = bk[b];
+		xyzz_add(&run, &run, &v);
+		xyzz_add(&tot, &tot, &run);
 	}
 	xyzz_mul_small(&sh, &run, lo);
-	g1_xyzz_add(&segs[id], &tot, &sh);
+	xyzz_add(&segs[id], &tot, &sh);
 }
 
 /* Thread id < k half: segs[w][j] += segs[w][j + half] (rows of nseg). */
-ZKP_HD void msm_fold(g1_xyzz *segs, unsigned nseg, unsigned half, size_t id)
+template <class E> ZKP_HD void msm_fold(ec_xyzz<E> *segs, unsigned nseg, unsigned half, size_t id)
 {
 	size_t w = id / half, j = id % half;
-	g1_xyzz *s = segs + w * nseg;
-	g1_xyzz a = s[j], b = s[j + half];
-	g1_xyzz_add(&s[j], &a, &b);
+	ec_xyzz<E> *s = segs + w * nseg;
+	ec_xyzz<E> a = s[j], b = s[j + half];
+	xyzz_add(&s[j], &a, &b);
 }
 
 /* Partial sums of the batch addition for n scalars: a power of two, each
@@ -445,21 +452,22 @@ ZKP_HD unsigned msm_ones_threads(size_t n)
 /* Thread t < msm_ones_threads(n): the sum of the bases whose bit is set in
  * words [t per, (t + 1) per) of the ones bitmap, per = ceil(words / p),
  * by mixed additions in index order. */
-ZKP_HD void msm_ones_partial(g1_xyzz *partial, const uint32_t *one_bits, const g1_affine *bases,
-			     size_t n, unsigned p, size_t t)
+template <class E>
+ZKP_HD void msm_ones_partial(ec_xyzz<E> *partial, const uint32_t *one_bits,
+			     const ec_affine<E> *bases, size_t n, unsigned p, size_t t)
 {
 	size_t words = (n + 31) / 32, per = (words + p - 1) / p;
 	size_t lo = t * per < words ? t * per : words;
 	size_t hi = lo + per < words ? lo + per : words;
-	g1_xyzz acc;
-	g1_xyzz_set_inf(&acc);
+	ec_xyzz<E> acc;
+	xyzz_set_inf(&acc);
 	for (size_t w = lo; w < hi; w++) {
 		uint32_t v = one_bits[w];
 		while (v) {
 			unsigned b = popcount64((uint64_t)((v & (0u - v)) - 1));
 			v &= v - 1;
-			g1_affine q = bases[w * 32 + b];
-			g1_xyzz_add_affine(&acc, &acc, &q);
+			ec_affine<E> q = bases[w * 32 + b];
+			xyzz_add_affine(&acc, &acc, &q);
 		}
 	}
 	partial[t] = acc;
@@ -467,13 +475,14 @@ ZKP_HD void msm_ones_partial(g1_xyzz *partial, const uint32_t *one_bits, const g
 
 /* Thread w < k: the sum of window w, segment 0 of its row; window 0 (weight
  * 2^0) also takes the sum of the ones. */
-ZKP_HD void msm_gather(g1_xyzz *out, const g1_xyzz *segs, const g1_xyzz *ones, unsigned nseg,
-		       unsigned w)
+template <class E>
+ZKP_HD void msm_gather(ec_xyzz<E> *out, const ec_xyzz<E> *segs, const ec_xyzz<E> *ones,
+		       unsigned nseg, unsigned w)
 {
-	g1_xyzz s = segs[(size_t)w * nseg];
+	ec_xyzz<E> s = segs[(size_t)w * nseg];
 	if (w == 0) {
-		g1_xyzz o = ones[0];
-		g1_xyzz_add(&s, &s, &o);
+		ec_xyzz<E> o = ones[0];
+		xyzz_add(&s, &s, &o);
 	}
 	out[w] = s;
 }

@@ -27,8 +27,9 @@
  * not yet credited waits for `stream` first. Everything else has finished
  * on `stream` when it returns, and an upload has finished on `xfer`.
  *
- * MSM workspace: the G1 MSM's device buffers (the compacted scalars and
- * the window counter; the buckets and sort arrays) are kept between MSMs
+ * MSM workspace: the MSMs' device buffers (the compacted scalars and the
+ * window counter; the buckets and sort arrays), shared by G1 and G2, are
+ * kept between MSMs
  * (ws_reserve) and grown only when an MSM needs more, so a proof's MSMs
  * neither allocate nor free (cudaFree waits for the whole device) once the
  * largest has run. They stay counted in the tracker's device memory. Any
@@ -61,6 +62,9 @@ static_assert(sizeof(dfr) == sizeof(zkp_fr), "Fr layout");
 static_assert(sizeof(dfp) == sizeof(zkp_fp), "Fp layout");
 static_assert(sizeof(g1_affine) == sizeof(zkp_g1_affine), "G1 affine layout");
 static_assert(sizeof(g1_xyzz) == sizeof(zkp_g1_xyzz), "G1 XYZZ layout");
+static_assert(sizeof(dfp2) == sizeof(zkp_fp2), "Fp2 layout");
+static_assert(sizeof(g2_affine) == sizeof(zkp_g2_affine), "G2 affine layout");
+static_assert(sizeof(g2_xyzz) == sizeof(zkp_g2_xyzz), "G2 XYZZ layout");
 
 /* Device copies of NTT domains, keyed by (n, omega, shift), which fix every
  * table. Entries are dropped only after a stream sync. */
@@ -110,9 +114,9 @@ struct cuda_backend {
 	flight_range flights[FLIGHT_SLOTS];
 	uint64_t queued_seq; /* last number given to a queued operation */
 	uint64_t done_seq;   /* every number up to this one has finished */
-	pthread_mutex_t ws_lock; /* held for a whole G1 MSM: ws_small, ws_big */
+	pthread_mutex_t ws_lock; /* held for a whole MSM: ws_small, ws_big */
 	ws_buf ws_small;         /* compacted scalars, compaction space, counter */
-	ws_buf ws_big;           /* buckets and sort arrays (msm_g1_ws_size) */
+	ws_buf ws_big;           /* buckets and sort arrays (msm_g?_ws_size) */
 	zkp_pool *host_pool;
 	pthread_mutex_t lock; /* domains, next_slot, pinned */
 	dev_domain domains[DOMAIN_SLOTS];
@@ -568,22 +572,65 @@ static int msm_sizes_ok(const zkp_dbuf *bases, size_t base_size, const zkp_dbuf 
 	return bases->bytes / base_size < need ? ZKP_ERR_INVAL : 0;
 }
 
-static void *heap_alloc(size_t bytes)
-{
-	size_t rounded = (bytes + 63) & ~(size_t)63;
-	return aligned_alloc(64, rounded ? rounded : 64);
-}
+/* The C layer's types and Horner step of each group, for the shared MSM
+ * driver below. */
+struct g1_group {
+	typedef dfp dev;
+	typedef zkp_g1 jac;
+	typedef zkp_g1_affine affine;
+	static size_t ws_size(size_t n, unsigned c) { return msm_g1_ws_size(n, c); }
+	static cudaError_t run(ec_xyzz<dfp> *win, const void *bases, const dfr *sc, size_t n,
+			       unsigned c, void *ws, cudaStream_t st)
+	{
+		return msm_g1_run(win, (const g1_affine *)bases, sc, n, c, ws, st);
+	}
+	static void set_infinity(jac *r) { zkp_g1_set_infinity(r); }
+	static void horner_step(jac *r, const ec_xyzz<dfp> *w, unsigned c)
+	{
+		for (unsigned i = 0; i < c; i++)
+			zkp_g1_dbl(r, r);
+		zkp_g1 t;
+		zkp_g1_from_xyzz(&t, (const zkp_g1_xyzz *)w);
+		zkp_g1_add(r, r, &t);
+	}
+};
 
-/* A density bitmap is applied on the device (msm_compact): the selected
- * scalars are gathered into a temporary buffer of m entries, then the
- * plain MSM runs over it. */
-static int cuda_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
-		       const zkp_dbuf *scalars, const uint64_t *density, size_t n,
-		       const zkp_msm_opts *opts)
+struct g2_group {
+	typedef dfp2 dev;
+	typedef zkp_g2 jac;
+	typedef zkp_g2_affine affine;
+	static size_t ws_size(size_t n, unsigned c) { return msm_g2_ws_size(n, c); }
+	static cudaError_t run(ec_xyzz<dfp2> *win, const void *bases, const dfr *sc, size_t n,
+			       unsigned c, void *ws, cudaStream_t st)
+	{
+		return msm_g2_run(win, (const g2_affine *)bases, sc, n, c, ws, st);
+	}
+	static void set_infinity(jac *r) { zkp_g2_set_infinity(r); }
+	static void horner_step(jac *r, const ec_xyzz<dfp2> *w, unsigned c)
+	{
+		for (unsigned i = 0; i < c; i++)
+			zkp_g2_dbl(r, r);
+		zkp_g2 t;
+		zkp_g2_from_xyzz(&t, (const zkp_g2_xyzz *)w);
+		zkp_g2_add(r, r, &t);
+	}
+};
+
+/* One MSM on the device, G1 or G2. A density bitmap is applied on the
+ * device (msm_compact): the selected scalars are gathered into a
+ * temporary buffer of m entries, then the plain MSM runs over it. The
+ * window comes from the count of scalars other than 0 and 1, which alone
+ * reach the buckets. The workspaces are kept between MSMs (ws_reserve);
+ * ws_lock is held for the whole call. */
+template <class G>
+static int cuda_msm(zkp_backend *be, typename G::jac *ret, const zkp_dbuf *bases,
+		    const zkp_dbuf *scalars, const uint64_t *density, size_t n,
+		    const zkp_msm_opts *opts)
 {
+	typedef ec_xyzz<typename G::dev> xyzz;
 	cuda_backend *cb = cuda_of(be);
-	zkp_g1_set_infinity(ret);
-	int err = msm_sizes_ok(bases, sizeof(zkp_g1_affine), scalars, density, n);
+	G::set_infinity(ret);
+	int err = msm_sizes_ok(bases, sizeof(typename G::affine), scalars, density, n);
 	if (err)
 		return err;
 	if (n >= ((size_t)1 << 31))
@@ -593,7 +640,7 @@ static int cuda_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
 
 	size_t m = n, m_other = 0;
 	const dfr *sc = (const dfr *)scalars->ptr;
-	g1_xyzz win[64];
+	xyzz win[64];
 	unsigned c = 0;
 	pthread_mutex_lock(&cb->ws_lock);
 
@@ -622,58 +669,33 @@ static int cuda_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
 					     cb->stream));
 	c = opts && opts->window ? opts->window : msm_window(m_other);
 	c = c < 4 ? 4 : c > MSM_MAX_WINDOW ? MSM_MAX_WINDOW : c;
-	if ((err = ws_reserve(cb, &cb->ws_big, msm_g1_ws_size(m, c))) || (err = clear_pending(cb)))
+	if ((err = ws_reserve(cb, &cb->ws_big, G::ws_size(m, c))) || (err = clear_pending(cb)))
 		goto out;
-	CUDA_TRY(cb, msm_g1_run(win, (const g1_affine *)bases->ptr, sc, m, c, cb->ws_big.ptr,
-				cb->stream));
+	CUDA_TRY(cb, G::run(win, bases->ptr, sc, m, c, cb->ws_big.ptr, cb->stream));
 
 	/* Horner over the windows: ret = sum_w 2^(wc) W_w (the ones are in
 	 * W_0). */
-	for (unsigned w = msm_windows(c); w-- > 0;) {
-		for (unsigned i = 0; i < c; i++)
-			zkp_g1_dbl(ret, ret);
-		zkp_g1 t;
-		zkp_g1_from_xyzz(&t, (const zkp_g1_xyzz *)&win[w]);
-		zkp_g1_add(ret, ret, &t);
-	}
+	for (unsigned w = msm_windows(c); w-- > 0;)
+		G::horner_step(ret, &win[w], c);
 out:
 	pthread_mutex_unlock(&cb->ws_lock);
 	if (err)
-		zkp_g1_set_infinity(ret);
+		G::set_infinity(ret);
 	return err;
+}
+
+static int cuda_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
+		       const zkp_dbuf *scalars, const uint64_t *density, size_t n,
+		       const zkp_msm_opts *opts)
+{
+	return cuda_msm<g1_group>(be, ret, bases, scalars, density, n, opts);
 }
 
 static int cuda_msm_g2(zkp_backend *be, zkp_g2 *ret, const zkp_dbuf *bases,
 		       const zkp_dbuf *scalars, const uint64_t *density, size_t n,
 		       const zkp_msm_opts *opts)
 {
-	cuda_backend *cb = cuda_of(be);
-	zkp_g2_set_infinity(ret);
-	int err = msm_sizes_ok(bases, sizeof(zkp_g2_affine), scalars, density, n);
-	if (err)
-		return err;
-	size_t nb = density ? popcount_prefix(density, n) : n;
-	size_t scratch_size = zkp_msm_g2_scratch_size(n, zkp_pool_threads(cb->host_pool), opts);
-	zkp_g2_affine *hb = (zkp_g2_affine *)heap_alloc(nb * sizeof(zkp_g2_affine));
-	zkp_fr *hs = (zkp_fr *)heap_alloc(n * sizeof(zkp_fr));
-	void *scratch = heap_alloc(scratch_size);
-	if (!hb || !hs || !scratch) {
-		err = ZKP_ERR_NOMEM;
-		goto out;
-	}
-	if ((err = cuda_download(be, hb, bases, 0, nb * sizeof(zkp_g2_affine))) ||
-	    (err = cuda_download(be, hs, scalars, 0, n * sizeof(zkp_fr))))
-		goto out;
-	if (density)
-		zkp_msm_g2_density(ret, hb, hs, density, n, opts, scratch, scratch_size,
-				   cb->host_pool);
-	else
-		zkp_msm_g2(ret, hb, hs, n, opts, scratch, scratch_size, cb->host_pool);
-out:
-	free(hb);
-	free(hs);
-	free(scratch);
-	return err;
+	return cuda_msm<g2_group>(be, ret, bases, scalars, density, n, opts);
 }
 
 /* b and c may be views; a is written and must be owned. */

@@ -4,7 +4,8 @@
  * 2^12 to 2^20), the pointwise H step with and without its scale (b and c
  * also as views), G1 MSM (sizes 0 to 2^16, random, 0/1-heavy, witness-like
  * and all-zero scalars, density bitmaps, forced windows, scalars passed as
- * a view into a larger buffer) and the host-delegated G2 MSM; plus buffer
+ * a view into a larger buffer) and the G2 MSM on the device (sizes 0 to
+ * 2^14, the same kinds of scalars, densities and views); plus buffer
  * range checks, views refused as write targets, and pinned host memory
  * (host_alloc / host_free and its ZKP_MEM_PINNED count). Exits 77 when no
  * CUDA device is present.
@@ -320,30 +321,100 @@ static void test_msm(void)
 	free(pts);
 }
 
-static void test_g2(void)
+#define NPTS_G2 ((size_t)1 << 14)
+
+static zkp_g2_affine *points_g2(size_t n)
 {
-	size_t n = 64;
 	zkp_g2_affine *p = malloc(n * sizeof(*p));
-	zkp_fr *s = malloc(n * sizeof(*s));
-	for (size_t i = 0; i < n; i++) {
-		zkp_g2 q;
-		rand_fr(&s[i]);
-		zkp_g2_from_affine(&q, &ZKP_G2_GENERATOR);
-		zkp_g2_mul_fr(&q, &q, &s[i]);
-		zkp_g2_to_affine(&p[i], &q);
-		rand_fr(&s[i]);
+	zkp_g2 *j = malloc(n * sizeof(*j));
+	zkp_fp2 *s = malloc(n * sizeof(*s));
+	zkp_fr k;
+	rand_fr(&k);
+	zkp_g2 q;
+	zkp_g2_from_affine(&q, &ZKP_G2_GENERATOR);
+	zkp_g2_mul_fr(&q, &q, &k);
+	j[0] = q;
+	for (size_t i = 1; i < n; i++)
+		zkp_g2_add(&j[i], &j[i - 1], &q);
+	zkp_g2s_to_affine(p, j, n, s);
+	for (size_t i = 5; i < n; i += 997) /* infinity, negations, repeats */
+		memset(&p[i], 0, sizeof(p[i]));
+	for (size_t i = 11; i < n; i += 1009)
+		zkp_g2_affine_neg(&p[i], &p[i - 1]);
+	for (size_t i = 13; i < n; i += 1013)
+		p[i] = p[i - 2];
+	free(j);
+	free(s);
+	return p;
+}
+
+/* The G2 MSM on the device (the G1 kernels over Fp2) against the CPU
+ * backend; as msm_case_at. */
+static void g2_case_at(const char *what, const zkp_g2_affine *pts, size_t n, enum kind k,
+		       int density_pct, unsigned window, size_t view_off)
+{
+	zkp_fr *s = malloc((n + 1) * sizeof(*s));
+	fill_scalars(s, n, k);
+	uint64_t *dens = NULL;
+	size_t nb = n;
+	if (density_pct >= 0) {
+		dens = calloc(n / 64 + 1, sizeof(*dens));
+		nb = 0;
+		for (size_t i = 0; i < n; i++)
+			if ((int)(tu_rand64() % 100) < density_pct) {
+				dens[i / 64] |= UINT64_C(1) << (i % 64);
+				nb++;
+			}
 	}
-	zkp_dbuf cb, cs, gb = to_gpu(p, n * sizeof(*p)), gs = to_gpu(s, n * sizeof(*s));
-	zkp_backend_import_host(cpu, &cb, p, n * sizeof(*p));
+	zkp_msm_opts opts = { ZKP_MSM_AUTO, window, false };
+	zkp_dbuf cb, cs;
+	zkp_backend_import_host(cpu, &cb, pts, nb * sizeof(*pts));
 	zkp_backend_import_host(cpu, &cs, s, n * sizeof(*s));
+	zkp_dbuf gb = to_gpu(pts, nb * sizeof(*pts)), gs, view;
+	if (view_off) {
+		size_t head = view_off * sizeof(*s), bytes = n * sizeof(*s);
+		check(zkp_backend_alloc(gpu, &gs, head + bytes + sizeof(*s)) == 0, "alloc", n);
+		check(zkp_backend_upload(gpu, &gs, head, s, bytes) == 0, "upload", n);
+		check(zkp_dbuf_view(&view, &gs, head, bytes) == 0, "view", n);
+	} else {
+		gs = to_gpu(s, n * sizeof(*s));
+		view = gs;
+	}
 	zkp_g2 want, got;
-	zkp_backend_msm_g2(cpu, &want, &cb, &cs, NULL, n, NULL);
-	check(zkp_backend_msm_g2(gpu, &got, &gb, &gs, NULL, n, NULL) == 0, "g2 msm", n);
-	check(zkp_g2_eq(&want, &got), "g2 msm equals cpu", n);
+	check(zkp_backend_msm_g2(cpu, &want, &cb, &cs, dens, n, NULL) == 0, "cpu g2 msm", n);
+	int err = zkp_backend_msm_g2(gpu, &got, &gb, &view, dens, n, &opts);
+	check(err == 0, what, n);
+	if (err) {
+		zkp_error e;
+		zkp_backend_cuda_last_error(gpu, &e);
+		fprintf(stderr, "  %s\n", e.msg);
+	}
+	check(zkp_g2_eq(&want, &got), what, n);
 	zkp_backend_release(gpu, &gb);
 	zkp_backend_release(gpu, &gs);
-	free(p);
+	zkp_backend_release(cpu, &cb);
+	zkp_backend_release(cpu, &cs);
+	free(dens);
 	free(s);
+}
+
+static void test_g2(void)
+{
+	zkp_g2_affine *pts = points_g2(NPTS_G2);
+	g2_case_at("g2 msm n=0", pts, 0, RANDOM, -1, 0, 0);
+	g2_case_at("g2 msm n=1", pts, 1, RANDOM, -1, 0, 0);
+	g2_case_at("g2 msm n=2", pts, 2, RANDOM, -1, 0, 0);
+	g2_case_at("g2 msm 2^10", pts, 1024, RANDOM, -1, 0, 0);
+	g2_case_at("g2 msm 2^10 window 4", pts, 1024, RANDOM, -1, 4, 0);
+	g2_case_at("g2 msm 2^14", pts, NPTS_G2, RANDOM, -1, 0, 0);
+	g2_case_at("g2 msm 2^14 0/1-heavy", pts, NPTS_G2, ZERO_ONE, -1, 0, 0);
+	g2_case_at("g2 msm 2^14 zeros", pts, NPTS_G2, ZEROS, -1, 0, 0);
+	g2_case_at("g2 msm 2^14 witness-like", pts, NPTS_G2, WITNESS, -1, 0, 0);
+	g2_case_at("g2 msm density witness-like", pts, NPTS_G2, WITNESS, 25, 0, 0);
+	g2_case_at("g2 msm density odd size", pts, NPTS_G2 - 37, WITNESS, 70, 0, 0);
+	g2_case_at("g2 msm density empty", pts, 1000, RANDOM, 0, 0, 0);
+	g2_case_at("g2 msm witness-like view", pts, 5000, WITNESS, -1, 0, 100);
+	free(pts);
 }
 
 static void test_buffers(void)

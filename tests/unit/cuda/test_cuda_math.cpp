@@ -216,122 +216,264 @@ static void test_fr(void)
 	}
 }
 
+/* Fp2 against src/ff/fp2.c: every operation, also with the output
+ * aliasing an input. */
+static void test_fp2(void)
+{
+	for (unsigned long i = 0; i < ITERS / 4; i++) {
+		zkp_fp2 a, b, r;
+		dfp2 da, db, dr;
+		pick_fp(&a.c0);
+		pick_fp(&a.c1);
+		pick_fp(&b.c0);
+		pick_fp(&b.c1);
+		memcpy(&da, &a, sizeof(a));
+		memcpy(&db, &b, sizeof(b));
+		zkp_fp2_add(&r, &a, &b);
+		fe_add(&dr, &da, &db);
+		check(same(&dr, &r), "fp2 add", i);
+		zkp_fp2_sub(&r, &a, &b);
+		fe_sub(&dr, &da, &db);
+		check(same(&dr, &r), "fp2 sub", i);
+		zkp_fp2_dbl(&r, &a);
+		fe_dbl(&dr, &da);
+		check(same(&dr, &r), "fp2 dbl", i);
+		zkp_fp2_neg(&r, &a);
+		fe_neg(&dr, &da);
+		check(same(&dr, &r), "fp2 neg", i);
+		zkp_fp2_mul(&r, &a, &b);
+		fe_mul(&dr, &da, &db);
+		check(same(&dr, &r), "fp2 mul", i);
+		zkp_fp2_sqr(&r, &a);
+		fe_sqr(&dr, &da);
+		check(same(&dr, &r), "fp2 sqr", i);
+		/* aliased: ret = a * ret, ret = ret^2 */
+		dfp2 t = db;
+		fe_mul(&t, &da, &t);
+		zkp_fp2_mul(&r, &a, &b);
+		check(same(&t, &r), "fp2 mul aliased", i);
+		fe_sqr(&t, &t);
+		zkp_fp2_sqr(&r, &r);
+		check(same(&t, &r), "fp2 sqr aliased", i);
+		check(fe_is_zero(&da) == zkp_fp2_is_zero(&a) && fe_eq(&da, &da) &&
+			      fe_eq(&da, &db) == zkp_fp2_eq(&a, &b),
+		      "fp2 predicates", i);
+	}
+	dfp2 z, o;
+	zkp_fp2 cz, co;
+	fe_set_zero(&z);
+	fe_set_one(&o);
+	zkp_fp2_set_zero(&cz);
+	zkp_fp2_set_one(&co);
+	check(same(&z, &cz) && same(&o, &co) && fe_is_zero(&z) && !fe_is_zero(&o), "fp2 constants",
+	      0);
+}
+
+/* The C layer of each group, for the tests written once over G1 and G2. */
+struct tg1 {
+	typedef dfp E;
+	typedef zkp_g1 jac;
+	typedef zkp_g1_affine affine;
+	typedef zkp_g1_xyzz xyzz;
+	typedef zkp_fp coord;
+	static const char *name() { return "g1"; }
+	static const affine *gen() { return &ZKP_G1_GENERATOR; }
+	static void from_affine(jac *r, const affine *a) { zkp_g1_from_affine(r, a); }
+	static void mul_fr(jac *r, const jac *a, const zkp_fr *k) { zkp_g1_mul_fr(r, a, k); }
+	static void add(jac *r, const jac *a, const jac *b) { zkp_g1_add(r, a, b); }
+	static void dbl(jac *r, const jac *a) { zkp_g1_dbl(r, a); }
+	static void set_inf(jac *r) { zkp_g1_set_infinity(r); }
+	static bool eq(const jac *a, const jac *b) { return zkp_g1_eq(a, b); }
+	static void to_affines(affine *r, const jac *j, size_t n, coord *s) { zkp_g1s_to_affine(r, j, n, s); }
+	static void to_affine(affine *r, const jac *a) { zkp_g1_to_affine(r, a); }
+	static bool affine_eq(const affine *a, const affine *b) { return zkp_g1_affine_eq(a, b); }
+	static void affine_neg(affine *r, const affine *a) { zkp_g1_affine_neg(r, a); }
+	static void from_xyzz(jac *r, const xyzz *a) { zkp_g1_from_xyzz(r, a); }
+	static void xyzz_inf(xyzz *r) { zkp_g1_xyzz_set_infinity(r); }
+	static void xyzz_of_affine(xyzz *r, const affine *a) { zkp_g1_xyzz_from_affine(r, a); }
+	static void xyzz_madd(xyzz *r, const xyzz *a, const affine *b) { zkp_g1_xyzz_add_affine(r, a, b); }
+	static void xyzz_msub(xyzz *r, const xyzz *a, const affine *b) { zkp_g1_xyzz_sub_affine(r, a, b); }
+	static void xyzz_plus(xyzz *r, const xyzz *a, const xyzz *b) { zkp_g1_xyzz_add(r, a, b); }
+	static void xyzz_twice(xyzz *r, const xyzz *a) { zkp_g1_xyzz_dbl(r, a); }
+	static void msm(jac *r, const affine *b, const zkp_fr *sc, const uint64_t *dens, size_t n)
+	{
+		size_t size = zkp_msm_g1_scratch_size(n, 1, NULL);
+		void *scratch = aligned_alloc(64, (size + 63) & ~(size_t)63);
+		if (dens)
+			zkp_msm_g1_density(r, b, sc, dens, n, NULL, scratch, size, NULL);
+		else
+			zkp_msm_g1(r, b, sc, n, NULL, scratch, size, NULL);
+		free(scratch);
+	}
+};
+
+struct tg2 {
+	typedef dfp2 E;
+	typedef zkp_g2 jac;
+	typedef zkp_g2_affine affine;
+	typedef zkp_g2_xyzz xyzz;
+	typedef zkp_fp2 coord;
+	static const char *name() { return "g2"; }
+	static const affine *gen() { return &ZKP_G2_GENERATOR; }
+	static void from_affine(jac *r, const affine *a) { zkp_g2_from_affine(r, a); }
+	static void mul_fr(jac *r, const jac *a, const zkp_fr *k) { zkp_g2_mul_fr(r, a, k); }
+	static void add(jac *r, const jac *a, const jac *b) { zkp_g2_add(r, a, b); }
+	static void dbl(jac *r, const jac *a) { zkp_g2_dbl(r, a); }
+	static void set_inf(jac *r) { zkp_g2_set_infinity(r); }
+	static bool eq(const jac *a, const jac *b) { return zkp_g2_eq(a, b); }
+	static void to_affines(affine *r, const jac *j, size_t n, coord *s) { zkp_g2s_to_affine(r, j, n, s); }
+	static void to_affine(affine *r, const jac *a) { zkp_g2_to_affine(r, a); }
+	static bool affine_eq(const affine *a, const affine *b) { return zkp_g2_affine_eq(a, b); }
+	static void affine_neg(affine *r, const affine *a) { zkp_g2_affine_neg(r, a); }
+	static void from_xyzz(jac *r, const xyzz *a) { zkp_g2_from_xyzz(r, a); }
+	static void xyzz_inf(xyzz *r) { zkp_g2_xyzz_set_infinity(r); }
+	static void xyzz_of_affine(xyzz *r, const affine *a) { zkp_g2_xyzz_from_affine(r, a); }
+	static void xyzz_madd(xyzz *r, const xyzz *a, const affine *b) { zkp_g2_xyzz_add_affine(r, a, b); }
+	static void xyzz_msub(xyzz *r, const xyzz *a, const affine *b) { zkp_g2_xyzz_sub_affine(r, a, b); }
+	static void xyzz_plus(xyzz *r, const xyzz *a, const xyzz *b) { zkp_g2_xyzz_add(r, a, b); }
+	static void xyzz_twice(xyzz *r, const xyzz *a) { zkp_g2_xyzz_dbl(r, a); }
+	static void msm(jac *r, const affine *b, const zkp_fr *sc, const uint64_t *dens, size_t n)
+	{
+		size_t size = zkp_msm_g2_scratch_size(n, 1, NULL);
+		void *scratch = aligned_alloc(64, (size + 63) & ~(size_t)63);
+		if (dens)
+			zkp_msm_g2_density(r, b, sc, dens, n, NULL, scratch, size, NULL);
+		else
+			zkp_msm_g2(r, b, sc, n, NULL, scratch, size, NULL);
+		free(scratch);
+	}
+};
+
 /* npts affine points: multiples of a random point, plus infinity,
  * negations and repeats. */
-static std::vector<zkp_g1_affine> point_pool(size_t npts)
+template <class G> static std::vector<typename G::affine> point_pool(size_t npts)
 {
 	zkp_fr k;
 	rand_fr(&k);
-	zkp_g1 q, acc;
-	zkp_g1_from_affine(&q, &ZKP_G1_GENERATOR);
-	zkp_g1_mul_fr(&q, &q, &k);
+	typename G::jac q, acc;
+	G::from_affine(&q, G::gen());
+	G::mul_fr(&q, &q, &k);
 	acc = q;
-	std::vector<zkp_g1> jac(npts);
+	std::vector<typename G::jac> jac(npts);
 	for (size_t i = 0; i < npts; i++) {
 		jac[i] = acc;
-		zkp_g1_add(&acc, &acc, &q);
+		G::add(&acc, &acc, &q);
 	}
-	std::vector<zkp_g1_affine> pts(npts);
-	std::vector<zkp_fp> scratch(npts);
-	zkp_g1s_to_affine(pts.data(), jac.data(), npts, scratch.data());
+	std::vector<typename G::affine> pts(npts);
+	std::vector<typename G::coord> scratch(npts);
+	G::to_affines(pts.data(), jac.data(), npts, scratch.data());
 	for (size_t i = 0; i < npts; i += 7) {
 		switch ((i / 7) % 3) {
 		case 0: memset(&pts[i], 0, sizeof(pts[i])); break;
-		case 1: zkp_g1_affine_neg(&pts[i], &pts[i - 1]); break;
+		case 1: G::affine_neg(&pts[i], &pts[i - 1]); break;
 		default: pts[i] = pts[i - 2];
 		}
 	}
 	return pts;
 }
 
-static bool same_affine(const g1_xyzz *d, const zkp_g1_xyzz *c)
+template <class G>
+static bool same_affine(const ec_xyzz<typename G::E> *d, const typename G::xyzz *c)
 {
-	zkp_g1 jc;
-	g1_jac jd;
-	zkp_g1_from_xyzz(&jc, c);
-	g1_jac_from_xyzz(&jd, d);
+	typename G::jac jc, j2;
+	ec_jac<typename G::E> jd;
+	G::from_xyzz(&jc, c);
+	jac_from_xyzz(&jd, d);
 	if (!same(&jd, &jc))
 		return false;
-	zkp_g1 j2;
 	memcpy(&j2, &jd, sizeof(j2));
-	zkp_g1_affine ac, ad;
-	zkp_g1_to_affine(&ac, &jc);
-	zkp_g1_to_affine(&ad, &j2);
-	return zkp_g1_affine_eq(&ac, &ad);
+	typename G::affine ac, ad;
+	G::to_affine(&ac, &jc);
+	G::to_affine(&ad, &j2);
+	return G::affine_eq(&ac, &ad);
 }
 
-static void test_ec(void)
+/* Random sequences of XYZZ operations on two accumulators, limb for limb
+ * against the C layer, through every branch (infinity, doubling, P - P). */
+template <class G> static void test_ec(unsigned long iters)
 {
-	std::vector<zkp_g1_affine> pts = point_pool(1024);
-	zkp_g1_xyzz ca, cb;
-	g1_xyzz da, db;
-	zkp_g1_xyzz_set_infinity(&ca);
-	zkp_g1_xyzz_set_infinity(&cb);
-	g1_xyzz_set_inf(&da);
-	g1_xyzz_set_inf(&db);
+	typedef typename G::E E;
+	typedef ec_affine<E> daffine;
+	std::vector<typename G::affine> pts = point_pool<G>(1024);
+	typename G::xyzz ca, cb;
+	ec_xyzz<E> da, db;
+	G::xyzz_inf(&ca);
+	G::xyzz_inf(&cb);
+	xyzz_set_inf(&da);
+	xyzz_set_inf(&db);
 	check(same(&da, &ca), "xyzz infinity", 0);
-	for (unsigned long i = 0; i < ITERS; i++) {
-		const zkp_g1_affine *p = &pts[tu_rand64() % pts.size()];
-		const g1_affine *dp = (const g1_affine *)p;
+	for (unsigned long i = 0; i < iters; i++) {
+		const typename G::affine *p = &pts[tu_rand64() % pts.size()];
+		const daffine *dp = (const daffine *)p;
 		const char *what = "";
 		switch (tu_rand64() % 10) {
 		case 0: case 1: case 2:
-			zkp_g1_xyzz_add_affine(&ca, &ca, p);
-			g1_xyzz_add_affine(&da, &da, dp);
+			G::xyzz_madd(&ca, &ca, p);
+			xyzz_add_affine(&da, &da, dp);
 			what = "xyzz madd";
 			break;
 		case 3:
-			zkp_g1_xyzz_sub_affine(&ca, &ca, p);
-			g1_xyzz_sub_affine(&da, &da, dp);
+			G::xyzz_msub(&ca, &ca, p);
+			xyzz_sub_affine(&da, &da, dp);
 			what = "xyzz msub";
 			break;
 		case 4: case 5:
-			zkp_g1_xyzz_add_affine(&cb, &cb, p);
-			g1_xyzz_add_affine(&db, &db, dp);
+			G::xyzz_madd(&cb, &cb, p);
+			xyzz_add_affine(&db, &db, dp);
 			what = "xyzz madd (second)";
 			break;
 		case 6:
-			zkp_g1_xyzz_add(&ca, &ca, &cb);
-			g1_xyzz_add(&da, &da, &db);
+			G::xyzz_plus(&ca, &ca, &cb);
+			xyzz_add(&da, &da, &db);
 			what = "xyzz add";
 			break;
 		case 7:
-			zkp_g1_xyzz_dbl(&ca, &ca);
-			g1_xyzz_dbl(&da, &da);
+			G::xyzz_twice(&ca, &ca);
+			xyzz_dbl(&da, &da);
 			what = "xyzz dbl";
 			break;
 		case 8: /* P + P and P + (-P) through the general addition */
 			if (tu_rand64() & 1) {
-				zkp_g1_xyzz_add(&cb, &ca, &ca);
-				g1_xyzz_add(&db, &da, &da);
+				G::xyzz_plus(&cb, &ca, &ca);
+				xyzz_add(&db, &da, &da);
 				what = "xyzz add (doubling)";
 			} else {
-				zkp_g1_xyzz tc;
-				g1_xyzz td;
-				zkp_g1_xyzz_from_affine(&tc, p);
-				g1_xyzz_from_affine(&td, dp);
-				zkp_g1_xyzz_add(&cb, &cb, &tc);
-				g1_xyzz_add(&db, &db, &td);
-				zkp_g1_xyzz_sub_affine(&cb, &cb, p);
-				g1_xyzz_sub_affine(&db, &db, dp);
+				typename G::xyzz tc;
+				ec_xyzz<E> td;
+				G::xyzz_of_affine(&tc, p);
+				xyzz_from_affine(&td, dp);
+				G::xyzz_plus(&cb, &cb, &tc);
+				xyzz_add(&db, &db, &td);
+				G::xyzz_msub(&cb, &cb, p);
+				xyzz_sub_affine(&db, &db, dp);
 				what = "xyzz add then msub";
 			}
 			break;
 		default:
 			if (tu_rand64() % 8 == 0) {
-				zkp_g1_xyzz_set_infinity(&ca);
-				g1_xyzz_set_inf(&da);
+				G::xyzz_inf(&ca);
+				xyzz_set_inf(&da);
 			}
-			zkp_g1_xyzz_add_affine(&ca, &ca, p);
-			zkp_g1_xyzz_sub_affine(&ca, &ca, p); /* back where it was */
-			g1_xyzz_add_affine(&da, &da, dp);
-			g1_xyzz_sub_affine(&da, &da, dp);
+			G::xyzz_madd(&ca, &ca, p);
+			G::xyzz_msub(&ca, &ca, p); /* back where it was */
+			xyzz_add_affine(&da, &da, dp);
+			xyzz_sub_affine(&da, &da, dp);
 			what = "xyzz madd msub";
 		}
 		check(same(&da, &ca) && same(&db, &cb), what, i);
 		if (i % 64 == 0)
-			check(same_affine(&da, &ca) && same_affine(&db, &cb), "xyzz as affine", i);
+			check(same_affine<G>(&da, &ca) && same_affine<G>(&db, &cb), "xyzz as affine", i);
 	}
+}
+
+static void test_ec_g1(void)
+{
+	test_ec<tg1>(ITERS);
+}
+
+static void test_ec_g2(void)
+{
+	test_ec<tg2>(ITERS / 5);
 }
 
 static void test_digits(void)
@@ -419,12 +561,14 @@ static void test_scan(void)
 
 #define GRID_BLOCK 128 /* MSM_BLOCK of cuda/msm.cu */
 
-/* msm_g1_run's launches in order (cuda/msm.cu), then the shim's Horner
- * step. Workspace sizes as in its layout. */
-static void grid_msm(zkp_g1 *ret, const zkp_g1_affine *bases_c, const zkp_fr *scalars_c,
-		     size_t n, unsigned c, unsigned ch = 0)
+/* msm_run's launches in order (cuda/msm.cu), then the shim's Horner step.
+ * Workspace sizes as in its layout. */
+template <class G>
+static void grid_msm(typename G::jac *ret, const typename G::affine *bases_c,
+		     const zkp_fr *scalars_c, size_t n, unsigned c, unsigned ch = 0)
 {
-	const g1_affine *bases = (const g1_affine *)bases_c;
+	typedef ec_xyzz<typename G::E> xyzz;
+	const ec_affine<typename G::E> *bases = (const ec_affine<typename G::E> *)bases_c;
 	const dfr *scalars = (const dfr *)scalars_c;
 	unsigned k = msm_windows(c), nb = 1u << (c - 1);
 	unsigned nseg = nb > 32 ? nb / 32 : 1, nones = msm_ones_threads(n);
@@ -433,14 +577,14 @@ static void grid_msm(zkp_g1 *ret, const zkp_g1_affine *bases_c, const zkp_fr *sc
 	std::vector<uint32_t> zero_bits(words + 1, 0xdeadbeef), one_bits(words + 1, 0xdeadbeef);
 	std::vector<uint32_t> counts((size_t)k * nb, 0), offs((size_t)k * (nb + 1));
 	std::vector<uint32_t> sorted((size_t)k * n + 1, 0xffffffff);
-	std::vector<g1_xyzz> buckets((size_t)k * nb), segs((size_t)k * nseg), ones(nones);
+	std::vector<xyzz> buckets((size_t)k * nb), segs((size_t)k * nseg), ones(nones);
 	if (!ch)
 		ch = msm_chunk(n, k);
 	size_t nc = msm_chunks(n, ch);
-	std::vector<g1_xyzz> first((size_t)k * nc), first2((size_t)k * nc), last((size_t)k * nc);
+	std::vector<xyzz> first((size_t)k * nc), first2((size_t)k * nc), last((size_t)k * nc);
 	std::vector<uint32_t> keys((size_t)k * nc);
 	/* garbage where the kernels must write before reading */
-	memset(buckets.data(), 0x5a, buckets.size() * sizeof(g1_xyzz));
+	memset(buckets.data(), 0x5a, buckets.size() * sizeof(xyzz));
 	size_t grid = (n + GRID_BLOCK - 1) / GRID_BLOCK * GRID_BLOCK;
 
 	/* k_prepare: the warps' ballots */
@@ -476,7 +620,7 @@ static void grid_msm(zkp_g1 *ret, const zkp_g1_affine *bases_c, const zkp_fr *sc
 	for (size_t id = 0; id < (size_t)k * nc; id++)
 		msm_acc_chunk(buckets.data(), first.data(), last.data(), keys.data(), sorted.data(),
 			      offs.data(), bases, n, nb, nc, ch, id);
-	g1_xyzz *in = first.data(), *out = first2.data();
+	xyzz *in = first.data(), *out = first2.data();
 	for (size_t d = 1; d < nc; d *= 2) {
 		for (size_t id = 0; id < (size_t)k * nc; id++)
 			msm_seg_step(out, in, keys.data(), nc, d, id);
@@ -494,17 +638,17 @@ static void grid_msm(zkp_g1 *ret, const zkp_g1_affine *bases_c, const zkp_fr *sc
 	for (unsigned half = nones / 2; half >= 1; half /= 2)
 		for (size_t id = 0; id < half; id++)
 			msm_fold(ones.data(), nones, half, id);
-	std::vector<g1_xyzz> win(k);
+	std::vector<xyzz> win(k);
 	for (unsigned w = 0; w < k; w++)
 		msm_gather(win.data(), segs.data(), ones.data(), nseg, w);
 
-	zkp_g1_set_infinity(ret);
+	G::set_inf(ret);
 	for (unsigned w = k; w-- > 0;) {
 		for (unsigned i = 0; i < c; i++)
-			zkp_g1_dbl(ret, ret);
-		zkp_g1 t;
-		zkp_g1_from_xyzz(&t, (const zkp_g1_xyzz *)&win[w]);
-		zkp_g1_add(ret, ret, &t);
+			G::dbl(ret, ret);
+		typename G::jac t;
+		G::from_xyzz(&t, (const typename G::xyzz *)&win[w]);
+		G::add(ret, ret, &t);
 	}
 }
 
@@ -541,40 +685,37 @@ static void fill_scalars(zkp_fr *s, size_t n, enum scalar_kind kind)
 	}
 }
 
-static void msm_ref(zkp_g1 *ret, const zkp_g1_affine *bases, const zkp_fr *sc,
-		    const uint64_t *density, size_t n)
+/* The grid against the C layer's MSM at sizes up to max_n, with the
+ * shim's window and forced ones (forced ones only up to 512 points). */
+template <class G> static void test_msm_sizes(size_t max_n)
 {
-	size_t size = zkp_msm_g1_scratch_size(n, 1, NULL);
-	void *scratch = aligned_alloc(64, (size + 63) & ~(size_t)63);
-	if (density)
-		zkp_msm_g1_density(ret, bases, sc, density, n, NULL, scratch, size, NULL);
-	else
-		zkp_msm_g1(ret, bases, sc, n, NULL, scratch, size, NULL);
-	free(scratch);
-}
-
-static void test_msm(void)
-{
-	std::vector<zkp_g1_affine> pts = point_pool(2048);
+	std::vector<typename G::affine> pts = point_pool<G>(2048);
 	const size_t sizes[] = { 0, 1, 2, 3, 17, 64, 200, 512, 2048 };
 	const enum scalar_kind kinds[] = { RANDOM, WITNESS, MIXED };
 	for (unsigned r = 0; r < sizeof(sizes) / sizeof(sizes[0]); r++) {
 		size_t n = sizes[r];
+		if (n > max_n)
+			continue;
 		for (enum scalar_kind kind : kinds) {
 			std::vector<zkp_fr> sc(n + 1);
 			fill_scalars(sc.data(), n, kind);
-			zkp_g1 ref;
-			msm_ref(&ref, pts.data(), sc.data(), NULL, n);
+			typename G::jac ref;
+			G::msm(&ref, pts.data(), sc.data(), NULL, n);
 			const unsigned windows[] = { msm_window(n), 4, 5, 11 };
 			for (unsigned c : windows) {
 				if (n > 512 && c != msm_window(n))
 					continue;
-				zkp_g1 got;
-				grid_msm(&got, pts.data(), sc.data(), n, c);
-				check(zkp_g1_eq(&got, &ref), "grid msm", n * 4 + kind);
+				typename G::jac got;
+				grid_msm<G>(&got, pts.data(), sc.data(), n, c);
+				check(G::eq(&got, &ref), "grid msm", n * 4 + kind);
 			}
 		}
 	}
+}
+
+static void test_msm(void)
+{
+	test_msm_sizes<tg1>(2048);
 	/* The ones' partial count and ranges. */
 	check(msm_chunk((size_t)1 << 26, 13) == MSM_CHUNK_MAX && msm_chunk(100, 32) == MSM_CHUNK_MIN &&
 		      msm_chunk((size_t)1 << 20, 19) == 32 && msm_chunk((size_t)1 << 22, 16) == 32 &&
@@ -592,6 +733,11 @@ static void test_msm(void)
 			      msm_scalar_class(t) == MSM_OTHER && msm_scalar_class(h) == MSM_OTHER,
 		      "scalar class", 0);
 	}
+}
+
+static void test_msm_g2(void)
+{
+	test_msm_sizes<tg2>(512);
 }
 
 enum skew_kind { ALL_EQUAL, FEW_VALUES, SMALL_INTS, HOT_AND_UNIFORM };
@@ -642,10 +788,9 @@ static void fill_skewed(zkp_fr *s, size_t n, enum skew_kind kind)
  * and the segmented scan run many steps; the window from the count of
  * scalars other than 0 and 1, as the shim picks it (msm_is_other, the body
  * of k_count_other). */
-static void test_msm_skew(void)
+template <class G> static void test_msm_skew(const std::vector<size_t> &sizes)
 {
-	std::vector<zkp_g1_affine> pts = point_pool(2048);
-	const size_t sizes[] = { 1, 33, 700, 2048 };
+	std::vector<typename G::affine> pts = point_pool<G>(2048);
 	const enum skew_kind kinds[] = { ALL_EQUAL, FEW_VALUES, SMALL_INTS, HOT_AND_UNIFORM };
 	unsigned long it = 0;
 	for (size_t n : sizes) {
@@ -658,23 +803,22 @@ static void test_msm_skew(void)
 				want += !(zkp_fr_is_zero(&sc[i]) || zkp_fr_is_one(&sc[i]));
 			}
 			check(other == want, "count of other scalars", it);
-			zkp_g1 ref;
-			msm_ref(&ref, pts.data(), sc.data(), NULL, n);
+			typename G::jac ref;
+			G::msm(&ref, pts.data(), sc.data(), NULL, n);
 			const unsigned chunks[] = { 0, 1, 3, 7 };
 			for (unsigned ch : chunks) {
-				zkp_g1 got;
-				grid_msm(&got, pts.data(), sc.data(), n, msm_window(other), ch);
-				check(zkp_g1_eq(&got, &ref), "skewed msm", it * 4 + ch);
+				typename G::jac got;
+				grid_msm<G>(&got, pts.data(), sc.data(), n, msm_window(other), ch);
+				check(G::eq(&got, &ref), "skewed msm", it * 4 + ch);
 			}
 			it++;
 		}
 	}
 }
 
-static void test_density(void)
+template <class G> static void test_density(const std::vector<size_t> &sizes)
 {
-	std::vector<zkp_g1_affine> pts = point_pool(2048);
-	const size_t sizes[] = { 1, 63, 64, 65, 200, 1000, 2048 };
+	std::vector<typename G::affine> pts = point_pool<G>(2048);
 	const int pcts[] = { 0, 3, 50, 100 };
 	unsigned long it = 0;
 	for (size_t n : sizes) {
@@ -698,13 +842,35 @@ static void test_density(void)
 				      (m == 0 ||
 				       memcmp(got.data(), want.data(), m * sizeof(zkp_fr)) == 0),
 			      "density compaction", it);
-			zkp_g1 ref, res;
-			msm_ref(&ref, pts.data(), sc.data(), dens.data(), n);
-			grid_msm(&res, pts.data(), got.data(), m, msm_window(m));
-			check(zkp_g1_eq(&res, &ref), "density msm", it);
+			typename G::jac ref, res;
+			G::msm(&ref, pts.data(), sc.data(), dens.data(), n);
+			grid_msm<G>(&res, pts.data(), got.data(), m, msm_window(m));
+			check(G::eq(&res, &ref), "density msm", it);
 			it++;
 		}
 	}
+}
+
+static void test_skew_g1(void)
+{
+	test_msm_skew<tg1>({ 1, 33, 700, 2048 });
+}
+
+static void test_density_g1(void)
+{
+	test_density<tg1>({ 1, 63, 64, 65, 200, 1000, 2048 });
+}
+
+/* G2: the same kernel bodies over Fp2, at fewer sizes (a G2 addition
+ * costs about three G1 ones). */
+static void test_skew_g2(void)
+{
+	test_msm_skew<tg2>({ 33, 700 });
+}
+
+static void test_density_g2(void)
+{
+	test_density<tg2>({ 1, 65, 1000 });
 }
 
 /* ---- NTT ---- */
@@ -1016,9 +1182,11 @@ int main(void)
 		const char *name;
 		void (*fn)(void);
 	} parts[] = {
-		{ "fp", test_fp }, { "fp-sqr", test_fp_sqr_edges }, { "fr", test_fr }, { "ec", test_ec },
+		{ "fp", test_fp }, { "fp-sqr", test_fp_sqr_edges }, { "fr", test_fr },
+		{ "fp2", test_fp2 }, { "ec", test_ec_g1 }, { "ec-g2", test_ec_g2 },
 		{ "digits", test_digits }, { "scan", test_scan }, { "msm", test_msm },
-		{ "skew", test_msm_skew }, { "density", test_density }, { "ntt", test_ntt },
+		{ "skew", test_skew_g1 }, { "density", test_density_g1 }, { "msm-g2", test_msm_g2 },
+		{ "skew-g2", test_skew_g2 }, { "dens-g2", test_density_g2 }, { "ntt", test_ntt },
 		{ "banks", test_ntt_banks },
 	};
 	for (auto &p : parts) {
