@@ -33,6 +33,7 @@
 #ifndef ZKPD_GROTH16_JOB_H
 #define ZKPD_GROTH16_JOB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,23 +54,31 @@ typedef struct zkp_groth16_job zkp_groth16_job;
  * pinned) and uploaded, the witness after them through the same staging
  * (in eval, so before the device stage; once, for the L, A and B_G1
  * MSMs), H is computed on the device (NTTs and the fused pointwise step,
- * nothing comes back), and the B_G2 MSM runs on a CPU backend of the
- * job's own over pool, overlapped with the device's G1 MSMs. The key's G1
- * queries are copied to the device per proof unless the job is given a
- * resident copy (zkp_groth16_job_use_resident), which a daemon makes once
- * per key and device.
+ * nothing comes back), and every MSM runs there, B_G2 included, on its
+ * own thread beside the G1 ones. The key's queries are copied to the
+ * device per proof unless the job is given a resident copy
+ * (zkp_groth16_job_use_resident), which a daemon makes once per key and
+ * device. Where the device cannot hold B_G2 (a resident copy without it,
+ * or the per-proof copy refused), the B_G2 MSM runs on a CPU backend of
+ * the job's own over pool instead, overlapped with the device's G1 MSMs.
+ * The witness's MSMs (L, A, B_G1, B_G2) skip its zeros and sum its ones
+ * directly, on either kind of backend.
  */
 typedef struct zkp_groth16_resident zkp_groth16_resident;
 
-/* pk's G1 queries (H, L, A, B_G1) imported into be: on a device one copy
- * of each in device memory; on the CPU backend references to pk's memory
- * (no copy). pk and be must outlive it; it is read-only and may serve any
- * number of jobs at once. Errors: ZKP_ERR_NOMEM, ZKP_ERR_DEVICE (err names
- * the query and its size). */
+/* pk's MSM queries imported into be: the G1 ones (H, L, A, B_G1), then
+ * B_G2 if be can take it (on a device, where it does not fit, the copy
+ * holds the G1 queries only and its jobs run B_G2 on the host). On a
+ * device one copy of each in device memory; on the CPU backend references
+ * to pk's memory (no copy). pk and be must outlive it; it is read-only and
+ * may serve any number of jobs at once. Errors: ZKP_ERR_NOMEM,
+ * ZKP_ERR_DEVICE (err names the G1 query and its size). */
 int zkp_groth16_resident_new(zkp_groth16_resident **ret, const zkp_groth16_pk *pk,
 			     zkp_backend *be, zkp_error *err);
 /* Bytes the backend holds for it (0 on a host-visible backend). */
 size_t zkp_groth16_resident_bytes(const zkp_groth16_resident *rk);
+/* Whether it holds B_G2 (always on a host-visible backend). */
+bool zkp_groth16_resident_has_g2(const zkp_groth16_resident *rk);
 /* NULL is a no-op. No job may still use it. */
 void zkp_groth16_resident_free(zkp_groth16_resident *rk);
 
@@ -79,7 +88,7 @@ void zkp_groth16_resident_free(zkp_groth16_resident *rk);
 int zkp_groth16_job_new(zkp_groth16_job **ret, const zkp_pce *pce, const zkp_groth16_pk *pk,
 			const zkp_fr *w, size_t n_w, zkp_backend *be, zkp_pool *pool,
 			zkp_error *err);
-/* Makes the job read the G1 queries from rk instead of importing them
+/* Makes the job read the key's queries from rk instead of importing them
  * (before the msm stage). Errors: ZKP_ERR_INVAL (rk was made for another
  * key or backend, or the msm stage has run). */
 int zkp_groth16_job_use_resident(zkp_groth16_job *job, const zkp_groth16_resident *rk);

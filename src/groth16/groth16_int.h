@@ -150,14 +150,22 @@ static inline double g16_now(void)
  * inputs are dropped. Called before zkp_groth16_job_eval. */
 void g16_job_observe(zkp_groth16_job *job, zkp_groth16_stage_fn fn, void *arg);
 
-/* zkp_groth16_resident: the G1 queries in the order H, L, A, B_G1. */
-enum { G16_RES_H, G16_RES_L, G16_RES_A, G16_RES_B_G1, G16_RESIDENT_QUERIES };
+/* zkp_groth16_resident: the G1 queries in the order H, L, A, B_G1, then
+ * B_G2, which is held only when the backend could take it (has_g2). */
+enum { G16_RES_H, G16_RES_L, G16_RES_A, G16_RES_B_G1, G16_RES_G1_QUERIES };
 struct zkp_groth16_resident {
 	const zkp_groth16_pk *pk;
 	zkp_backend *be;
-	zkp_dbuf q[G16_RESIDENT_QUERIES];
+	zkp_dbuf q[G16_RES_G1_QUERIES];
+	zkp_dbuf b_g2;
+	bool has_g2;
 	size_t bytes; /* held by the backend (owned buffers) */
 };
+
+/* The MSM options of the witness's MSMs (L, A, B_G1, B_G2): 98% of a
+ * Filecoin witness is 0 or 1, so zeros are skipped and ones summed
+ * directly (msm.h's split mode; a device backend does this always). */
+extern const zkp_msm_opts g16_witness_msm;
 
 /* Big-endian u32 (bellman counts), little-endian u32/u64 (zkey). */
 static inline uint32_t g16_be32(const uint8_t *p)

@@ -72,7 +72,8 @@ static void *g2_thread(void *arg)
 {
 	struct g2_job *j = arg;
 	double t0 = g16_now();
-	j->rc = zkp_backend_msm_g2(j->be, &j->ret, j->bases, j->scalars, j->density, j->n, NULL);
+	j->rc = zkp_backend_msm_g2(j->be, &j->ret, j->bases, j->scalars, j->density, j->n,
+				   &g16_witness_msm);
 	j->secs = g16_now() - t0;
 	return NULL;
 }
@@ -127,8 +128,11 @@ struct zkp_groth16_job {
 	zkp_dbuf bufs[3]; /* a, b, c; H overwrites a */
 	void *dom_mem;
 	uint64_t *dens_a, *dens_b;
-	zkp_dbuf w_dev;		  /* the witness on be, for the G1 MSMs */
-	zkp_dbuf b2_bases, w_buf; /* on host_be, for the G2 MSM */
+	zkp_dbuf w_dev; /* the witness on be, for its MSMs */
+	/* The B_G2 MSM's bases and scalars when imported for this job, on
+	 * g2_be: be, or host_be when be cannot hold the bases. */
+	zkp_backend *g2_be;
+	zkp_dbuf b2_bases, w_buf;
 	/* The G2 thread reads g2 and the two dbufs above through pointers
 	 * into the job, which is why they live here and not on a stage's
 	 * stack. */
@@ -163,8 +167,10 @@ static void join_g2(zkp_groth16_job *job)
 /* The MSM inputs and workspaces; the G2 thread must be joined. */
 static void release_msm_inputs(zkp_groth16_job *job)
 {
-	zkp_backend_release(job->host_be, &job->w_buf);
-	zkp_backend_release(job->host_be, &job->b2_bases);
+	if (job->g2_be) {
+		zkp_backend_release(job->g2_be, &job->w_buf);
+		zkp_backend_release(job->g2_be, &job->b2_bases);
+	}
 	zkp_backend_release(job->be, &job->w_dev);
 	free(job->dom_mem);
 	free(job->dens_a);
@@ -211,16 +217,21 @@ static int leave(zkp_groth16_job *job, int rc, enum job_state done, double t0)
 	return rc;
 }
 
+const zkp_msm_opts g16_witness_msm = { ZKP_MSM_AUTO, 0, true };
+
 /* One G1 MSM of query q (G16_RES_*) over scalars already on the job's
- * backend: the bases from the resident copy, or imported for this call. */
+ * backend: the bases from the resident copy, or imported for this call.
+ * The witness's MSMs split off its zeros and ones; H's scalars are
+ * uniform. */
 static int msm_query(zkp_groth16_job *job, int q, zkp_g1 *ret, const zkp_dbuf *scalars,
 		     const uint64_t *density, size_t n, double *secs)
 {
-	static const enum zkp_groth16_section sections[G16_RESIDENT_QUERIES] = {
+	static const enum zkp_groth16_section sections[G16_RES_G1_QUERIES] = {
 		ZKP_GROTH16_H, ZKP_GROTH16_L, ZKP_GROTH16_A, ZKP_GROTH16_B_G1
 	};
 	const zkp_groth16_pk *pk = job->pk;
-	const zkp_g1_affine *const src[G16_RESIDENT_QUERIES] = { pk->h, pk->l, pk->a, pk->b_g1 };
+	const zkp_g1_affine *const src[G16_RES_G1_QUERIES] = { pk->h, pk->l, pk->a, pk->b_g1 };
+	const zkp_msm_opts *opts = q == G16_RES_H ? NULL : &g16_witness_msm;
 	zkp_backend *be = job->be;
 	double t0 = g16_now();
 	zkp_dbuf own = { 0 };
@@ -230,7 +241,7 @@ static int msm_query(zkp_groth16_job *job, int q, zkp_g1 *ret, const zkp_dbuf *s
 		rc = zkp_backend_import_host(be, &own, src[q],
 					     pk->n[sections[q]] * sizeof(zkp_g1_affine));
 	if (!rc)
-		rc = zkp_backend_msm_g1(be, ret, bases, scalars, density, n, NULL);
+		rc = zkp_backend_msm_g1(be, ret, bases, scalars, density, n, opts);
 	zkp_backend_release(be, &own);
 	*secs = g16_now() - t0;
 	return rc;
@@ -540,20 +551,8 @@ int zkp_groth16_job_msm(zkp_groth16_job *job, zkp_error *err)
 		join_density(job->dens_b, zkp_pce_density_b_input(pce), n_in,
 			     zkp_pce_density_b_aux(pce), n_aux);
 	}
-	/* B_G2 on the host backend, its bases and scalars referenced in place
-	 * there; the G1 MSMs read the witness from be (on a device, uploaded
-	 * in eval). */
-	zkp_backend *hb = job->host_be;
-	rc = zkp_backend_import_host(hb, &job->b2_bases, pk->b_g2, pk->n[ZKP_GROTH16_B_G2] *
-								    sizeof(zkp_g2_affine));
-	if (!rc)
-		rc = zkp_backend_import_host(hb, &job->w_buf, w, n_all * sizeof(zkp_fr));
-	if (rc) {
-		zkp_error_set(err, rc, "prove: backend %s refused the B_G2 query", hb->ops->name);
-		goto out;
-	}
-	/* A device backend has it from eval (stage_witness); a host-visible
-	 * one references it in place. */
+	/* A device backend has the witness from eval (stage_witness); a
+	 * host-visible one references it in place. */
 	if (!job->w_dev.ptr)
 		rc = zkp_backend_import_host(be, &job->w_dev, w, n_all * sizeof(zkp_fr));
 	if (rc) {
@@ -561,9 +560,35 @@ int zkp_groth16_job_msm(zkp_groth16_job *job, zkp_error *err)
 			      n_all * sizeof(zkp_fr), be->ops->name);
 		goto out;
 	}
-	job->g2.be = hb;
-	job->g2.bases = &job->b2_bases;
-	job->g2.scalars = &job->w_buf;
+	/* B_G2 on be, from the resident copy or imported for this job; where
+	 * be cannot hold the bases, on the host backend, with bases and
+	 * scalars referenced in place there. */
+	const size_t g2_bytes = pk->n[ZKP_GROTH16_B_G2] * sizeof(zkp_g2_affine);
+	zkp_backend *hb = job->host_be;
+	const zkp_dbuf *g2_bases = NULL, *g2_scalars = &job->w_dev;
+	zkp_backend *g2_be = be;
+	if (job->rk && job->rk->has_g2) {
+		g2_bases = &job->rk->b_g2;
+	} else if (!job->rk && zkp_backend_import_host(be, &job->b2_bases, pk->b_g2, g2_bytes) == 0) {
+		job->g2_be = be;
+		g2_bases = &job->b2_bases;
+	}
+	if (!g2_bases) {
+		job->g2_be = g2_be = hb;
+		rc = zkp_backend_import_host(hb, &job->b2_bases, pk->b_g2, g2_bytes);
+		if (!rc)
+			rc = zkp_backend_import_host(hb, &job->w_buf, w, n_all * sizeof(zkp_fr));
+		if (rc) {
+			zkp_error_set(err, rc, "prove: backend %s refused the B_G2 query",
+				      hb->ops->name);
+			goto out;
+		}
+		g2_bases = &job->b2_bases;
+		g2_scalars = &job->w_buf;
+	}
+	job->g2.be = g2_be;
+	job->g2.bases = g2_bases;
+	job->g2.scalars = g2_scalars;
 	job->g2.density = job->dens_b;
 	job->g2.n = n_all;
 	if (pthread_create(&job->g2_tid, NULL, g2_thread, &job->g2)) {

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "groth16_int.h"
 #include "zkpd/groth16_job.h"
 #include "zkpd/msm.h"
 #include "zkpd/ntt.h"
@@ -42,8 +43,12 @@ void zkp_groth16_mem_model_of(zkp_groth16_mem_model *ret, const zkp_pce *pce,
 					   ZKP_GROTH16_B_G1 };
 	for (size_t i = 0; i < sizeof(g1_sections) / sizeof(g1_sections[0]); i++)
 		m->msm_g1 = maxd(m->msm_g1,
-				 (double)zkp_msm_g1_scratch_size(pk->n[g1_sections[i]], threads, NULL));
-	m->msm_g2 = (double)zkp_msm_g2_scratch_size(pk->n[ZKP_GROTH16_B_G2], threads, NULL);
+				 (double)zkp_msm_g1_scratch_size(pk->n[g1_sections[i]], threads,
+								 g1_sections[i] == ZKP_GROTH16_H
+									 ? NULL
+									 : &g16_witness_msm));
+	m->msm_g2 = (double)zkp_msm_g2_scratch_size(pk->n[ZKP_GROTH16_B_G2], threads,
+						    &g16_witness_msm);
 	/* The two peaks of a job: after eval (a, b, c) and in the MSMs (H in a). */
 	m->ws_eval = m->witness + m->abc + m->domain;
 	m->ws_msm = m->witness + fr * (double)n + m->domain + m->dens + m->msm_g1 + m->msm_g2;

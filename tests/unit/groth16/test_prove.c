@@ -443,8 +443,10 @@ static void test_device_backend(void **state)
 		zkp_groth16_job *job;
 		assert_int_equal(zkp_groth16_resident_new(&rk, &pk, oh, &err), 0);
 		size_t want = (pk.n[ZKP_GROTH16_H] + pk.n[ZKP_GROTH16_L] + pk.n[ZKP_GROTH16_A] +
-			       pk.n[ZKP_GROTH16_B_G1]) * sizeof(zkp_g1_affine);
+			       pk.n[ZKP_GROTH16_B_G1]) * sizeof(zkp_g1_affine) +
+			      pk.n[ZKP_GROTH16_B_G2] * sizeof(zkp_g2_affine);
 		assert_int_equal(zkp_groth16_resident_bytes(rk), want);
+		assert_true(zkp_groth16_resident_has_g2(rk));
 		assert_int_equal(zkp_groth16_resident_new(&rk_cpu, &pk, e.be, &err), 0);
 		assert_int_equal(zkp_groth16_resident_bytes(rk_cpu), 0);
 		assert_int_equal(zkp_groth16_job_new(&job, c.pce, &pk, c.w, c.n_w, oh, e.pool, &err),
