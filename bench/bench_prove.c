@@ -11,11 +11,12 @@
  *
  * --synth LOG2 makes a PoRep-shaped circuit with a 2^LOG2 domain (seed S)
  * in a temporary directory and an INSECURE development key in memory
- * (setup_ms), for sizes whose key files would take minutes to write and
- * decode. --backends is a comma list of cpu, offhost (the test backend
+ * (setup_ms; its points made on the first backend, setup_backend: on a
+ * GPU by the device), for sizes whose key files would take minutes to
+ * write and decode. --backends is a comma list of cpu, offhost (the test backend
  * that hides its memory as a device does) and cuda or cuda:N (builds with
  * the CUDA backend); default cpu. Before its runs each backend gets the
- * key's G1 queries resident (resident_ms: a copy to a device, nothing on
+ * key's queries resident (resident_ms: a copy to a device, nothing on
  * the CPU), as the daemon does. The first backend's figures are the
  * top-level ones; each further backend adds an entry to "compare" with its
  * medians and prove_ratio = first backend's proof / this one's.
@@ -258,7 +259,8 @@ int bench_prove_main(int argc, char **argv)
 			rc = synth_pce(&pce, dir, (unsigned)synth, seed, &err);
 		t1 = bench_now_ns();
 		if (!rc)
-			rc = zkp_groth16_setup_dev(&pk, pce, ZKP_GROTH16_H_BELLMAN, &seed, pool, &err);
+			rc = zkp_groth16_setup_dev(&pk, pce, ZKP_GROTH16_H_BELLMAN, &seed, be[0], pool,
+						   &err);
 	} else {
 		rc = zkp_pce_load(&pce, pce_path, 0, &err);
 		t1 = bench_now_ns();
@@ -298,6 +300,8 @@ int bench_prove_main(int argc, char **argv)
 	json_str("ff_backend", zkp_ff_backend());
 	json_num(synth ? "synth_ms" : "load_pce_ms", (t1 - t0) * 1e-6);
 	json_num(synth ? "setup_ms" : "load_key_ms", (t2 - t1) * 1e-6);
+	if (synth)
+		json_str("setup_backend", names[0]);
 	json_str("backend", names[0]);
 	json_num("resident_ms", resident_ms[0]);
 	json_medians("median_ms", st, runs);

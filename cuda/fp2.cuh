@@ -11,7 +11,8 @@
  * serve G1 over Fp and G2 over Fp2.
  *
  * Costs in Fp operations: multiplication 3M + 5A (Karatsuba), squaring
- * 2M + 3A ((a0 + a1)(a0 - a1) + 2 a0 a1 u), addition 2A.
+ * 2M + 3A ((a0 + a1)(a0 - a1) + 2 a0 a1 u), addition 2A, inversion one Fp
+ * inversion and 4M.
  */
 #ifndef ZKPD_CUDA_FP2_CUH
 #define ZKPD_CUDA_FP2_CUH
@@ -92,6 +93,20 @@ ZKP_HD_CALL void fe_sqr(dfp2 *ret, const dfp2 *a)
 	fe_mul(&p, &a->c0, &a->c1);
 	fe_mul(&ret->c0, &s, &d);
 	fe_dbl(&ret->c1, &p);
+}
+
+/* 1 / (a0 + a1 u) = (a0 - a1 u) / (a0^2 + a1^2): one Fp inversion
+ * (ff.cuh's fe_inv); 0 for a = 0. */
+ZKP_HD_CALL void fe_inv(dfp2 *ret, const dfp2 *a)
+{
+	dfp t0, t1, c1;
+	fe_sqr(&t0, &a->c0);
+	fe_sqr(&t1, &a->c1);
+	fe_add(&t0, &t0, &t1);
+	fe_inv(&t0, &t0);
+	fe_mul(&c1, &a->c1, &t0);
+	fe_mul(&ret->c0, &a->c0, &t0);
+	fe_neg(&ret->c1, &c1);
 }
 
 #endif

@@ -58,6 +58,16 @@ cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, const dfr *sca
 cudaError_t msm_g2_run(g2_xyzz *win_host, const g2_affine *bases, const dfr *scalars, size_t n,
 		       unsigned c, void *ws, cudaStream_t stream);
 
+/* ---- fixed-base multiplication (key setup) ---- */
+
+/* out[i] = [scalars[i]] G for i < n (device memory): table is the
+ * generator's window table (zkp_fixed_base_g?_table's layout, on the
+ * device), tmp holds n XYZZ points of workspace. Queued on stream. */
+cudaError_t fb_g1_run(g1_affine *out, g1_xyzz *tmp, const g1_affine *table, const dfr *scalars,
+		      size_t n, cudaStream_t stream);
+cudaError_t fb_g2_run(g2_affine *out, g2_xyzz *tmp, const g2_affine *table, const dfr *scalars,
+		      size_t n, cudaStream_t stream);
+
 /* *ret = the number of scalars i < n (< 2^31) that are neither 0 nor 1,
  * counted in count (device memory, one word) and waited for. */
 cudaError_t msm_count_other(size_t *ret, const dfr *scalars, size_t n, uint32_t *count,

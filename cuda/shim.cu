@@ -49,6 +49,7 @@ extern "C" {
 #include "zkpd/backend_cuda.h"
 #include "zkpd/ec.h"
 #include "zkpd/error.h"
+#include "zkpd/fixed_base.h"
 #include "zkpd/log.h"
 #include "zkpd/mem.h"
 #include "zkpd/msm.h"
@@ -698,6 +699,91 @@ static int cuda_msm_g2(zkp_backend *be, zkp_g2 *ret, const zkp_dbuf *bases,
 	return cuda_msm<g2_group>(be, ret, bases, scalars, density, n, opts);
 }
 
+/* ---- fixed-base multiplication (key setup) ---- */
+
+/* Points of one chunk on the device at once: its scalars, XYZZ workspace
+ * and affine results (2^22 G2 points: 2.3 GiB). */
+#define FB_CHUNK ((size_t)1 << 22)
+
+struct g1_fb {
+	typedef dfp dev;
+	typedef zkp_g1_affine affine;
+	static affine *table() { return zkp_fixed_base_g1_table(); }
+	static cudaError_t run(void *out, void *tmp, const void *table, const dfr *sc, size_t n,
+			       cudaStream_t st)
+	{
+		return fb_g1_run((g1_affine *)out, (g1_xyzz *)tmp, (const g1_affine *)table, sc, n,
+				 st);
+	}
+};
+
+struct g2_fb {
+	typedef dfp2 dev;
+	typedef zkp_g2_affine affine;
+	static affine *table() { return zkp_fixed_base_g2_table(); }
+	static cudaError_t run(void *out, void *tmp, const void *table, const dfr *sc, size_t n,
+			       cudaStream_t st)
+	{
+		return fb_g2_run((g2_affine *)out, (g2_xyzz *)tmp, (const g2_affine *)table, sc, n,
+				 st);
+	}
+};
+
+/* out[i] = [scalars[i]] G: the window table built on the host and
+ * uploaded, then chunks of FB_CHUNK scalars up, through the two kernels
+ * of cuda/fixed_base.cu, and their points down. One device block for the
+ * call, freed at its end (a key setup runs this a handful of times). */
+template <class G>
+static int cuda_fixed_base(zkp_backend *be, typename G::affine *out, const zkp_fr *scalars,
+			   size_t n)
+{
+	typedef typename G::dev E;
+	typedef typename G::affine affine;
+	cuda_backend *cb = cuda_of(be);
+	if (n == 0)
+		return 0;
+	const size_t chunk = n < FB_CHUNK ? n : FB_CHUNK;
+	const size_t tbytes = (ZKP_FB_TABLE_POINTS * sizeof(affine) + 255) & ~(size_t)255;
+	const size_t sbytes = (chunk * sizeof(zkp_fr) + 255) & ~(size_t)255;
+	const size_t xbytes = (chunk * sizeof(ec_xyzz<E>) + 255) & ~(size_t)255;
+	const size_t total = tbytes + sbytes + xbytes + chunk * sizeof(affine);
+	char *mem = NULL;
+	affine *table = G::table();
+	int err = table ? set_device(cb) : ZKP_ERR_NOMEM;
+	if (err)
+		goto out;
+	if ((err = dev_alloc(cb, (void **)&mem, total)) || (err = clear_pending(cb)))
+		goto out;
+	CUDA_TRY(cb, cudaMemcpyAsync(mem, table, ZKP_FB_TABLE_POINTS * sizeof(affine),
+				     cudaMemcpyHostToDevice, cb->stream));
+	for (size_t off = 0; off < n; off += chunk) {
+		size_t k = n - off < chunk ? n - off : chunk;
+		char *sc = mem + tbytes, *tmp = sc + sbytes, *res = tmp + xbytes;
+		CUDA_TRY(cb, cudaMemcpyAsync(sc, scalars + off, k * sizeof(zkp_fr),
+					     cudaMemcpyHostToDevice, cb->stream));
+		CUDA_TRY(cb, G::run(res, tmp, mem, (const dfr *)sc, k, cb->stream));
+		CUDA_TRY(cb, cudaMemcpyAsync(out + off, res, k * sizeof(affine),
+					     cudaMemcpyDeviceToHost, cb->stream));
+		CUDA_TRY(cb, cudaStreamSynchronize(cb->stream));
+	}
+out:
+	dev_free(cb, mem, mem ? total : 0);
+	free(table);
+	return err;
+}
+
+static int cuda_fixed_base_g1(zkp_backend *be, zkp_g1_affine *out, const zkp_fr *scalars,
+			      size_t n)
+{
+	return cuda_fixed_base<g1_fb>(be, out, scalars, n);
+}
+
+static int cuda_fixed_base_g2(zkp_backend *be, zkp_g2_affine *out, const zkp_fr *scalars,
+			      size_t n)
+{
+	return cuda_fixed_base<g2_fb>(be, out, scalars, n);
+}
+
 /* b and c may be views; a is written and must be owned. */
 static int cuda_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, const zkp_dbuf *c,
 			    const zkp_fr *scale, size_t n)
@@ -826,6 +912,8 @@ static const zkp_backend_ops cuda_ops = {
 	cuda_sync,
 	cuda_host_alloc,
 	cuda_host_free,
+	cuda_fixed_base_g1,
+	cuda_fixed_base_g2,
 };
 
 /* ---- public entry points ---- */

@@ -79,6 +79,15 @@ typedef struct {
 	 * size given to host_alloc; NULL is a no-op. */
 	int (*host_alloc)(zkp_backend *be, void **ret, size_t bytes);
 	void (*host_free)(zkp_backend *be, void *p, size_t bytes);
+	/* out[i] = [scalars[i]] G for i < n, G the group's generator, affine
+	 * (fixed_base.h): the work of a development key setup. scalars and
+	 * out are host memory of any kind; a device streams them through in
+	 * chunks. Results equal the CPU's byte for byte. Returns when out is
+	 * written. */
+	int (*fixed_base_g1)(zkp_backend *be, zkp_g1_affine *out, const zkp_fr *scalars,
+			     size_t n);
+	int (*fixed_base_g2)(zkp_backend *be, zkp_g2_affine *out, const zkp_fr *scalars,
+			     size_t n);
 } zkp_backend_ops;
 
 struct zkp_backend {
@@ -210,6 +219,18 @@ static inline int zkp_backend_host_alloc(zkp_backend *be, void **ret, size_t byt
 static inline void zkp_backend_host_free(zkp_backend *be, void *p, size_t bytes)
 {
 	be->ops->host_free(be, p, bytes);
+}
+
+static inline int zkp_backend_fixed_base_g1(zkp_backend *be, zkp_g1_affine *out,
+					    const zkp_fr *scalars, size_t n)
+{
+	return be->ops->fixed_base_g1(be, out, scalars, n);
+}
+
+static inline int zkp_backend_fixed_base_g2(zkp_backend *be, zkp_g2_affine *out,
+					    const zkp_fr *scalars, size_t n)
+{
+	return be->ops->fixed_base_g2(be, out, scalars, n);
 }
 
 #endif

@@ -130,10 +130,17 @@ int zkp_groth16_prove_staged(zkp_groth16_proof *proof, zkp_groth16_prove_times *
  * Errors: ZKP_ERR_IO (random generator), ZKP_ERR_NOMEM, ZKP_ERR_INVAL
  * (an unknown conv, a toxic value hit zero, or tau landed on the domain: probability about
  * 2^-220).
+ * The points are [k]G for the scalars k computed here, made by be's
+ * fixed_base ops (backend.h; be NULL: a CPU backend over pool): on a GPU
+ * the device does them, and the key is the same byte for byte whatever
+ * the backend. Errors also ZKP_ERR_DEVICE (the backend failed).
  * Cost: one fixed-base G1 multiplication per point (about 32 mixed
- * additions with an 8-bit window table), spread over pool; G2 for B.
+ * additions with an 8-bit window table), G2 for B; the Lagrange basis,
+ * the transposed matrix passes and the scalars in parallel over pool.
+ * Memory beside the key: 96 bytes per variable (u, v, w), 64 per domain
+ * point (freed before the points are made), 128 MiB of scalars.
  */
 int zkp_groth16_setup_dev(zkp_groth16_pk *pk, const zkp_pce *pce, enum zkp_groth16_h_conv conv,
-			  const uint64_t *seed, zkp_pool *pool, zkp_error *err);
+			  const uint64_t *seed, zkp_backend *be, zkp_pool *pool, zkp_error *err);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "zkpd/backend.h"
 #include "zkpd/error.h"
+#include "zkpd/fixed_base.h"
 
 struct cpu_backend {
 	zkp_backend base; /* first: the table's callers hold &base */
@@ -212,6 +213,30 @@ static int cpu_sync(zkp_backend *be)
 	return 0;
 }
 
+/* The table per call: a few milliseconds against the seconds of a key's
+ * section. */
+static int cpu_fixed_base_g1(zkp_backend *be, zkp_g1_affine *out, const zkp_fr *scalars,
+			     size_t n)
+{
+	zkp_g1_affine *t = zkp_fixed_base_g1_table();
+	if (!t)
+		return ZKP_ERR_NOMEM;
+	int rc = zkp_fixed_base_g1s(out, t, scalars, n, cpu_of(be)->pool);
+	free(t);
+	return rc;
+}
+
+static int cpu_fixed_base_g2(zkp_backend *be, zkp_g2_affine *out, const zkp_fr *scalars,
+			     size_t n)
+{
+	zkp_g2_affine *t = zkp_fixed_base_g2_table();
+	if (!t)
+		return ZKP_ERR_NOMEM;
+	int rc = zkp_fixed_base_g2s(out, t, scalars, n, cpu_of(be)->pool);
+	free(t);
+	return rc;
+}
+
 static const zkp_backend_ops cpu_ops = {
 	.name = "cpu",
 	.destroy = cpu_destroy,
@@ -227,6 +252,8 @@ static const zkp_backend_ops cpu_ops = {
 	.sync = cpu_sync,
 	.host_alloc = cpu_host_alloc,
 	.host_free = cpu_host_free,
+	.fixed_base_g1 = cpu_fixed_base_g1,
+	.fixed_base_g2 = cpu_fixed_base_g2,
 };
 
 int zkp_backend_cpu_new(zkp_backend **ret, zkp_pool *pool)

@@ -125,6 +125,16 @@ static void f_host_free(zkp_backend *be, void *p, size_t bytes)
 	zkp_backend_host_free(faulty_of(be)->inner, p, bytes);
 }
 
+static int f_fixed_base_g1(zkp_backend *be, zkp_g1_affine *out, const zkp_fr *scalars, size_t n)
+{
+	return zkp_backend_fixed_base_g1(faulty_of(be)->inner, out, scalars, n);
+}
+
+static int f_fixed_base_g2(zkp_backend *be, zkp_g2_affine *out, const zkp_fr *scalars, size_t n)
+{
+	return zkp_backend_fixed_base_g2(faulty_of(be)->inner, out, scalars, n);
+}
+
 static const zkp_backend_ops faulty_ops = {
 	.name = "faulty",
 	.destroy = f_destroy,
@@ -140,6 +150,8 @@ static const zkp_backend_ops faulty_ops = {
 	.sync = f_sync,
 	.host_alloc = f_host_alloc,
 	.host_free = f_host_free,
+	.fixed_base_g1 = f_fixed_base_g1,
+	.fixed_base_g2 = f_fixed_base_g2,
 };
 
 static int faulty_new(zkp_backend **ret, zkp_backend *inner, unsigned every, bool corrupt)

@@ -212,6 +212,19 @@ static void oh_host_free(zkp_backend *be, void *p, size_t bytes)
 	zkp_backend_host_free(inner_of(be), p, bytes);
 }
 
+/* Host memory in and out: nothing to decode. */
+static int oh_fixed_base_g1(zkp_backend *be, zkp_g1_affine *out, const zkp_fr *scalars,
+			    size_t n)
+{
+	return zkp_backend_fixed_base_g1(inner_of(be), out, scalars, n);
+}
+
+static int oh_fixed_base_g2(zkp_backend *be, zkp_g2_affine *out, const zkp_fr *scalars,
+			    size_t n)
+{
+	return zkp_backend_fixed_base_g2(inner_of(be), out, scalars, n);
+}
+
 static const zkp_backend_ops offhost_ops = {
 	.name = "offhost",
 	.destroy = oh_destroy,
@@ -227,6 +240,8 @@ static const zkp_backend_ops offhost_ops = {
 	.sync = oh_sync,
 	.host_alloc = oh_host_alloc,
 	.host_free = oh_host_free,
+	.fixed_base_g1 = oh_fixed_base_g1,
+	.fixed_base_g2 = oh_fixed_base_g2,
 };
 
 int zkp_backend_offhost_new(zkp_backend **ret, zkp_backend *inner)

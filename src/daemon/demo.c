@@ -98,7 +98,7 @@ static int make_files(const char *dir, zkp_error *err)
 		goto out;
 	}
 	const uint64_t seed = DEMO_SEED;
-	rc = zkp_groth16_setup_dev(&pk, pce, ZKP_GROTH16_H_BELLMAN, &seed, pool, err);
+	rc = zkp_groth16_setup_dev(&pk, pce, ZKP_GROTH16_H_BELLMAN, &seed, NULL, pool, err);
 	if (!rc)
 		rc = zkp_groth16_pk_write_params(&pk, params_path, err);
 	if (!rc)

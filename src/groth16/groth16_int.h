@@ -113,28 +113,22 @@ bool g16_is_zkey(const struct g16_file *f);
  * miss *existed says whether a cache file was there (stale or corrupt) and
  * note says why it was not used. digest may be NULL when the caller has not
  * hashed the source yet: then only the stat fields are compared, and only
- * when flags has ZKP_GROTH16_CACHE_TRUST_STAT. */
+ * when flags has ZKP_GROTH16_CACHE_TRUST_STAT. src NULL loads a standalone
+ * key (cache_path is the key itself; any other cache is a miss). write with
+ * src NULL writes a standalone key. */
 bool g16_cache_try_load(zkp_groth16_pk *pk, const char *cache_path, const struct g16_file *src,
 			const uint8_t *digest, unsigned flags, zkp_pool *pool, bool *existed,
 			zkp_error *note);
 int g16_cache_write(const zkp_groth16_pk *pk, const char *cache_path,
 		    const struct g16_file *src, zkp_pool *pool, zkp_error *err);
+/* Whether f starts as a native key file does (a standalone key, or a
+ * cache given as a key). */
+bool g16_is_standalone(const struct g16_file *f);
 
 /* INSECURE development toxic waste (setup.c): a random non-zero scalar from
  * RAND_bytes, or, when seed is set, SHA-512("zkpd INSECURE dev setup " ||
  * label || seed LE) reduced mod r. Errors: ZKP_ERR_IO, ZKP_ERR_INVAL (zero). */
 int g16_toxic(zkp_fr *ret, const uint64_t *seed, const char *label, zkp_error *err);
-/* Fixed-base tables for the generators: T[t][d] = d 2^(8t) G, d = 1..255,
- * t < 32 (about 780 KiB for G1, 1.5 MiB for G2; free() them). NULL when out
- * of memory. */
-zkp_g1_affine *g16_fb_g1_table(void);
-zkp_g2_affine *g16_fb_g2_table(void);
-/* out[i] = [scalars[i]] G (zkp_g1_affine or, with g2, zkp_g2_affine), at
- * most 32 mixed additions each, in chunks over pool (may be NULL).
- * Errors: ZKP_ERR_NOMEM. */
-int g16_fb_muls(void *out, const void *table, bool g2, const zkp_fr *scalars, size_t n,
-		zkp_pool *pool);
-
 /* Monotonic seconds, for the prover's stage times. */
 static inline double g16_now(void)
 {

@@ -2,7 +2,7 @@
  * INSECURE development powers-of-tau files (ptau.h).
  *
  * Every point is [k]G for a scalar k known here, so all of them go through
- * the fixed-base tables of setup.c. The Lagrange values on the domain of
+ * the fixed-base tables (fixed_base.h). The Lagrange values on the domain of
  * size n = 2^p with root w (snarkjs's 5-based roots) are
  *     L_i(tau) = (tau^n - 1) / n * w^i / (tau - w^i),
  * one batch inversion per domain. snarkjs derives them as the inverse group
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "zkpd/fixed_base.h"
 #include "zkpd/ntt.h"
 #include "zkpd/ptau.h"
 #include "groth16_int.h"
@@ -55,8 +56,8 @@ static int write_points(struct ptau_ctx *c, bool g2, const zkp_fr *s, size_t n)
 {
 	for (size_t off = 0; off < n; off += CHUNK) {
 		size_t cnt = n - off < CHUNK ? n - off : CHUNK;
-		int rc = g16_fb_muls(c->pts, g2 ? (const void *)c->t2 : (const void *)c->t1, g2,
-				     s + off, cnt, c->pool);
+		int rc = g2 ? zkp_fixed_base_g2s(c->pts, c->t2, s + off, cnt, c->pool)
+			    : zkp_fixed_base_g1s(c->pts, c->t1, s + off, cnt, c->pool);
 		if (rc)
 			return zkp_error_set(c->err, rc, "%s: no memory for points", c->w.path);
 		for (size_t i = 0; i < cnt; i++) {
@@ -169,8 +170,8 @@ int zkp_ptau_write_dev(const char *path, unsigned power, const uint64_t *seed, z
 	scratch = malloc(big * sizeof(*scratch));
 	c.pts = malloc(CHUNK * sizeof(zkp_g2_affine));
 	c.buf = malloc(CHUNK * G2_BYTES);
-	c.t1 = g16_fb_g1_table();
-	c.t2 = g16_fb_g2_table();
+	c.t1 = zkp_fixed_base_g1_table();
+	c.t2 = zkp_fixed_base_g2_table();
 	if (!s || !scratch || !c.pts || !c.buf || !c.t1 || !c.t2) {
 		rc = zkp_error_set(err, ZKP_ERR_NOMEM, "dev ptau: no memory for power %u", power);
 		goto out;

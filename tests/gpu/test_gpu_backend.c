@@ -5,7 +5,9 @@
  * also as views), G1 MSM (sizes 0 to 2^16, random, 0/1-heavy, witness-like
  * and all-zero scalars, density bitmaps, forced windows, scalars passed as
  * a view into a larger buffer) and the G2 MSM on the device (sizes 0 to
- * 2^14, the same kinds of scalars, densities and views); plus buffer
+ * 2^14, the same kinds of scalars, densities and views) and the
+ * fixed-base multiplication of key setups (G1 up to 2^22 + 3 points, past
+ * one device chunk, and G2); plus buffer
  * range checks, views refused as write targets, and pinned host memory
  * (host_alloc / host_free and its ZKP_MEM_PINNED count). Exits 77 when no
  * CUDA device is present.
@@ -13,11 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 #include "zkpd/backend.h"
 #include "zkpd/backend_cuda.h"
 #include "zkpd/error.h"
+#include "zkpd/fixed_base.h"
 #include "zkpd/mem.h"
 
 static zkp_backend *cpu, *gpu;
@@ -417,6 +421,48 @@ static void test_g2(void)
 	free(pts);
 }
 
+/* Fixed-base multiplication (key setup) on the device against the CPU
+ * backend, byte for byte: sizes 0, 1, a few thousand and one past the
+ * device's 2^22-point chunk; scalars uniform, 0, 1 and r - 1. */
+static void fb_scalars(zkp_fr *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		switch (i % 7) {
+		case 0: zkp_fr_set_zero(&s[i]); break;
+		case 1: zkp_fr_set_one(&s[i]); break;
+		case 2: zkp_fr_set_one(&s[i]); zkp_fr_neg(&s[i], &s[i]); break;
+		default: rand_fr(&s[i]);
+		}
+	}
+}
+
+static void test_fixed_base(void)
+{
+	const size_t sizes[] = { 0, 1, 5000, ((size_t)1 << 22) + 3 };
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t n = sizes[k];
+		zkp_fr *s = malloc((n + 1) * sizeof(*s));
+		zkp_g1_affine *want = malloc((n + 1) * sizeof(*want)), *got = malloc((n + 1) * sizeof(*got));
+		fb_scalars(s, n);
+		memset(got, 0x5a, (n + 1) * sizeof(*got));
+		check(zkp_backend_fixed_base_g1(cpu, want, s, n) == 0, "cpu fixed base g1", n);
+		check(zkp_backend_fixed_base_g1(gpu, got, s, n) == 0, "gpu fixed base g1", n);
+		check(n == 0 || memcmp(want, got, n * sizeof(*got)) == 0, "fixed base g1 equals cpu", n);
+		free(want);
+		free(got);
+		if (n <= 5000) {
+			zkp_g2_affine *w2 = malloc((n + 1) * sizeof(*w2)), *g2 = malloc((n + 1) * sizeof(*g2));
+			check(zkp_backend_fixed_base_g2(cpu, w2, s, n) == 0, "cpu fixed base g2", n);
+			check(zkp_backend_fixed_base_g2(gpu, g2, s, n) == 0, "gpu fixed base g2", n);
+			check(n == 0 || memcmp(w2, g2, n * sizeof(*g2)) == 0, "fixed base g2 equals cpu",
+			      n);
+			free(w2);
+			free(g2);
+		}
+		free(s);
+	}
+}
+
 static void test_buffers(void)
 {
 	zkp_dbuf b;
@@ -471,7 +517,10 @@ int main(void)
 	}
 	tu_seed();
 	zkp_error e = { 0 };
-	if (zkp_pool_new(&pool, 3) || zkp_backend_cpu_new(&cpu, pool) ||
+	/* All cores for the CPU references (the fixed-base one at 2^22). */
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	if (zkp_pool_new(&pool, cores > 4 ? (unsigned)cores - 1 : 3) ||
+	    zkp_backend_cpu_new(&cpu, pool) ||
 	    (err = zkp_backend_cuda_new(&gpu, 0, &e))) {
 		fprintf(stderr, "setup failed: %s\n", zkp_error_text(&e, err));
 		return 1;
@@ -483,6 +532,7 @@ int main(void)
 	test_host_mem();
 	test_msm();
 	test_g2();
+	test_fixed_base();
 	zkp_backend_free(gpu);
 	zkp_backend_free(cpu);
 	zkp_pool_free(pool);

@@ -94,7 +94,7 @@ static void make_circuit(test_circuit *c, const char *name, uint32_t n, uint64_t
 		fail_msg("%s: %s", name, zkp_error_text(&err, rc));
 	assert_int_equal(zkp_pool_new(&pool, 2), 0);
 	zkp_groth16_pk_init(&pk);
-	rc = zkp_groth16_setup_dev(&pk, pce, ZKP_GROTH16_H_BELLMAN, &seed, pool, &err);
+	rc = zkp_groth16_setup_dev(&pk, pce, ZKP_GROTH16_H_BELLMAN, &seed, NULL, pool, &err);
 	if (!rc)
 		rc = zkp_groth16_pk_write_params(&pk, key_path, &err);
 	if (rc)

@@ -35,6 +35,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <vector>
 
@@ -42,11 +44,17 @@ extern "C" {
 #include "testutil.h"
 #include "zkpd/ec.h"
 #include "zkpd/ff.h"
+#include "zkpd/backend.h"
+#include "zkpd/fixed_base.h"
+#include "zkpd/groth16_prove.h"
+#include "zkpd/pce.h"
+#include "zkpd/synth.h"
 #include "zkpd/msm.h"
 #include "zkpd/ntt.h"
 }
 
 #include "ec.cuh"
+#include "fb.cuh"
 #include "ff.cuh"
 #include "msm.cuh"
 #include "ntt.cuh"
@@ -269,6 +277,35 @@ static void test_fp2(void)
 	      0);
 }
 
+/* Fermat inversion of Fp and Fp2 against the C layer (which inverts by
+ * another method), 0 mapping to 0. */
+static void test_inv(void)
+{
+	for (unsigned long i = 0; i < 2000; i++) {
+		zkp_fp a, r;
+		dfp da, dr;
+		pick_fp(&a);
+		memcpy(&da, &a, sizeof(a));
+		zkp_fp_inv(&r, &a);
+		fe_inv(&dr, &da);
+		check(same(&dr, &r), "fp inv", i);
+		zkp_fp2 b, q;
+		dfp2 db, dq;
+		pick_fp(&b.c0);
+		pick_fp(&b.c1);
+		memcpy(&db, &b, sizeof(b));
+		zkp_fp2_inv(&q, &b);
+		fe_inv(&dq, &db);
+		check(same(&dq, &q), "fp2 inv", i);
+		fe_inv(&db, &db); /* aliased */
+		check(same(&db, &q), "fp2 inv aliased", i);
+	}
+	dfp z;
+	fe_set_zero(&z);
+	fe_inv(&z, &z);
+	check(fe_is_zero(&z), "fp inv of 0", 0);
+}
+
 /* The C layer of each group, for the tests written once over G1 and G2. */
 struct tg1 {
 	typedef dfp E;
@@ -277,6 +314,11 @@ struct tg1 {
 	typedef zkp_g1_xyzz xyzz;
 	typedef zkp_fp coord;
 	static const char *name() { return "g1"; }
+	static affine *fb_table() { return zkp_fixed_base_g1_table(); }
+	static int fb_muls(affine *o, const affine *t, const zkp_fr *s, size_t n)
+	{
+		return zkp_fixed_base_g1s(o, t, s, n, NULL);
+	}
 	static const affine *gen() { return &ZKP_G1_GENERATOR; }
 	static void from_affine(jac *r, const affine *a) { zkp_g1_from_affine(r, a); }
 	static void mul_fr(jac *r, const jac *a, const zkp_fr *k) { zkp_g1_mul_fr(r, a, k); }
@@ -314,6 +356,11 @@ struct tg2 {
 	typedef zkp_g2_xyzz xyzz;
 	typedef zkp_fp2 coord;
 	static const char *name() { return "g2"; }
+	static affine *fb_table() { return zkp_fixed_base_g2_table(); }
+	static int fb_muls(affine *o, const affine *t, const zkp_fr *s, size_t n)
+	{
+		return zkp_fixed_base_g2s(o, t, s, n, NULL);
+	}
 	static const affine *gen() { return &ZKP_G2_GENERATOR; }
 	static void from_affine(jac *r, const affine *a) { zkp_g2_from_affine(r, a); }
 	static void mul_fr(jac *r, const jac *a, const zkp_fr *k) { zkp_g2_mul_fr(r, a, k); }
@@ -474,6 +521,160 @@ static void test_ec_g1(void)
 static void test_ec_g2(void)
 {
 	test_ec<tg2>(ITERS / 5);
+}
+
+/* The fixed-base kernels' bodies (k_fb_mul per scalar, then k_fb_affine
+ * per run, and a run length other than the device's) against the CPU's
+ * zkp_fixed_base_g?s, byte for byte, and the table against [d 2^(8w)] G.
+ * Scalars: uniform, 0, 1, r - 1, and single bytes (one table entry). */
+template <class G> static void test_fixed_base(size_t n)
+{
+	typedef typename G::E E;
+	typename G::affine *table = G::fb_table();
+	std::vector<zkp_fr> sc(n);
+	for (size_t i = 0; i < n; i++) {
+		switch (i % 8) {
+		case 0: zkp_fr_set_zero(&sc[i]); break;
+		case 1: zkp_fr_set_one(&sc[i]); break;
+		case 2: zkp_fr_set_one(&sc[i]); zkp_fr_neg(&sc[i], &sc[i]); break;
+		case 3: {
+			uint64_t l[4] = { 0, 0, 0, 0 };
+			unsigned w = (unsigned)(tu_rand64() % 32);
+			l[w / 8] = (uint64_t)(1 + tu_rand64() % 255) << (8 * (w % 8));
+			if (w == 31)
+				l[3] &= 0x3fffffffffffffffULL; /* stay below r */
+			zkp_fr_from_limbs(&sc[i], l);
+			break;
+		}
+		default: rand_fr(&sc[i]);
+		}
+	}
+	std::vector<typename G::affine> want(n);
+	check(G::fb_muls(want.data(), table, sc.data(), n) == 0, "cpu fixed base", n);
+	const ec_affine<E> *dt = (const ec_affine<E> *)table;
+	const unsigned runs[] = { FB_AFFINE_RUN, 7 };
+	for (unsigned run : runs) {
+		std::vector<ec_xyzz<E>> tmp(n);
+		std::vector<ec_affine<E>> got(n + 1);
+		memset(got.data(), 0x5a, got.size() * sizeof(got[0]));
+		for (size_t i = 0; i < n; i++)
+			fb_mul(tmp.data(), dt, (const dfr *)sc.data(), i);
+		for (size_t t = 0; t < (n + run - 1) / run; t++)
+			fb_to_affine(got.data(), tmp.data(), n, run, t);
+		check(n == 0 || memcmp(got.data(), want.data(), n * sizeof(want[0])) == 0,
+		      "fixed base", run);
+	}
+	/* The table's entries are d 2^(8w) G. */
+	for (unsigned k = 0; k < 16; k++) {
+		unsigned w = (unsigned)(tu_rand64() % 32), d = 1 + (unsigned)(tu_rand64() % 255);
+		uint64_t l[4] = { 0, 0, 0, 0 };
+		l[w / 8] = (uint64_t)d << (8 * (w % 8));
+		zkp_fr s;
+		zkp_fr_from_limbs(&s, l);
+		typename G::jac p;
+		typename G::affine a;
+		G::from_affine(&p, G::gen());
+		G::mul_fr(&p, &p, &s);
+		G::to_affine(&a, &p);
+		if (w == 31 && d >= 0x74) /* past r: the table holds d 2^248 G anyway */
+			continue;
+		check(G::affine_eq(&a, &table[w * FB_DIGITS + d - 1]), "fixed base table", k);
+	}
+	free(table);
+}
+
+static void test_fixed_base_both(void)
+{
+	test_fixed_base<tg1>(3000);
+	test_fixed_base<tg2>(600);
+}
+
+/* A development setup whose points come from the device's fixed-base
+ * bodies (k_fb_mul, k_fb_affine) run on the host: a backend whose
+ * fixed_base ops are the emulated kernels, everything else unused. */
+template <class G>
+static int emu_fixed_base(typename G::affine *out, const zkp_fr *scalars, size_t n)
+{
+	typedef typename G::E E;
+	typename G::affine *table = G::fb_table();
+	if (!table)
+		return ZKP_ERR_NOMEM;
+	std::vector<ec_xyzz<E>> tmp(n);
+	for (size_t i = 0; i < n; i++)
+		fb_mul(tmp.data(), (const ec_affine<E> *)table, (const dfr *)scalars, i);
+	for (size_t t = 0; t < (n + FB_AFFINE_RUN - 1) / FB_AFFINE_RUN; t++)
+		fb_to_affine((ec_affine<E> *)out, tmp.data(), n, FB_AFFINE_RUN, t);
+	free(table);
+	return 0;
+}
+
+static int emu_fb_g1(zkp_backend *, zkp_g1_affine *out, const zkp_fr *s, size_t n)
+{
+	return emu_fixed_base<tg1>(out, s, n);
+}
+
+static int emu_fb_g2(zkp_backend *, zkp_g2_affine *out, const zkp_fr *s, size_t n)
+{
+	return emu_fixed_base<tg2>(out, s, n);
+}
+
+/* The same seed gives the same key byte for byte through the emulated
+ * device path as on the CPU (zkp setup --backend cuda against cpu). */
+static void test_setup_device_path(void)
+{
+	const uint64_t rows = 3000, seed = tu_rand64();
+	zkp_error err = {};
+	zkp_synth_info info;
+	zkp_pce_builder *b = NULL;
+	zkp_pce *pce = NULL;
+	char path[] = "/tmp/zkpd-cuda-math-XXXXXX";
+	int fd = mkstemp(path);
+	check(fd >= 0, "temporary circuit file", 0);
+	if (fd < 0)
+		return;
+	close(fd);
+	std::vector<zkp_fr> w;
+	int rc = zkp_synth_porep_dims(rows, &info, &err);
+	if (!rc) {
+		w.resize(info.n_inputs + info.n_aux);
+		rc = zkp_pce_builder_new(&b, info.n_inputs, info.n_aux);
+	}
+	if (!rc)
+		rc = zkp_synth_porep(rows, seed, zkp_synth_builder_sink, b, w.data(), NULL, &err);
+	if (!rc)
+		rc = zkp_pce_builder_write(b, path, &err);
+	if (!rc)
+		rc = zkp_pce_load(&pce, path, 0, &err);
+	zkp_pce_builder_free(b);
+	unlink(path);
+	check(rc == 0, "synthetic circuit", rc);
+	if (rc)
+		return;
+	zkp_backend_ops ops;
+	memset(&ops, 0, sizeof(ops));
+	ops.name = "emulated-device";
+	ops.fixed_base_g1 = emu_fb_g1;
+	ops.fixed_base_g2 = emu_fb_g2;
+	zkp_backend emu = { &ops, false };
+	zkp_groth16_pk cpu, dev;
+	int rc_cpu = zkp_groth16_setup_dev(&cpu, pce, ZKP_GROTH16_H_BELLMAN, &seed, NULL, NULL, &err);
+	int rc_dev = zkp_groth16_setup_dev(&dev, pce, ZKP_GROTH16_H_BELLMAN, &seed, &emu, NULL, &err);
+	check(rc_cpu == 0 && rc_dev == 0, "setups", 0);
+	if (!rc_cpu && !rc_dev) {
+		bool same_key = !memcmp(cpu.n, dev.n, sizeof(cpu.n)) &&
+				zkp_groth16_vk_eq(&cpu.vk, &dev.vk);
+		const zkp_g1_affine *s1[] = { cpu.h, cpu.l, cpu.a, cpu.b_g1 },
+				    *s2[] = { dev.h, dev.l, dev.a, dev.b_g1 };
+		const int secs[] = { ZKP_GROTH16_H, ZKP_GROTH16_L, ZKP_GROTH16_A, ZKP_GROTH16_B_G1 };
+		for (int q = 0; q < 4; q++)
+			same_key &= !memcmp(s1[q], s2[q], cpu.n[secs[q]] * sizeof(zkp_g1_affine));
+		same_key &= !memcmp(cpu.vk.ic, dev.vk.ic, cpu.n[ZKP_GROTH16_IC] * sizeof(zkp_g1_affine));
+		same_key &= !memcmp(cpu.b_g2, dev.b_g2, cpu.n[ZKP_GROTH16_B_G2] * sizeof(zkp_g2_affine));
+		check(same_key, "setup through the device path equals the cpu's", 0);
+	}
+	zkp_groth16_pk_release(&cpu);
+	zkp_groth16_pk_release(&dev);
+	zkp_pce_free(pce);
 }
 
 static void test_digits(void)
@@ -686,8 +887,8 @@ static void fill_scalars(zkp_fr *s, size_t n, enum scalar_kind kind)
 }
 
 /* The grid against the C layer's MSM at sizes up to max_n, with the
- * shim's window and forced ones (forced ones only up to 512 points). */
-template <class G> static void test_msm_sizes(size_t max_n)
+ * shim's window and, with forced, forced ones (up to 512 points). */
+template <class G> static void test_msm_sizes(size_t max_n, bool forced)
 {
 	std::vector<typename G::affine> pts = point_pool<G>(2048);
 	const size_t sizes[] = { 0, 1, 2, 3, 17, 64, 200, 512, 2048 };
@@ -703,7 +904,7 @@ template <class G> static void test_msm_sizes(size_t max_n)
 			G::msm(&ref, pts.data(), sc.data(), NULL, n);
 			const unsigned windows[] = { msm_window(n), 4, 5, 11 };
 			for (unsigned c : windows) {
-				if (n > 512 && c != msm_window(n))
+				if ((n > 512 || !forced) && c != msm_window(n))
 					continue;
 				typename G::jac got;
 				grid_msm<G>(&got, pts.data(), sc.data(), n, c);
@@ -715,7 +916,7 @@ template <class G> static void test_msm_sizes(size_t max_n)
 
 static void test_msm(void)
 {
-	test_msm_sizes<tg1>(2048);
+	test_msm_sizes<tg1>(2048, true);
 	/* The ones' partial count and ranges. */
 	check(msm_chunk((size_t)1 << 26, 13) == MSM_CHUNK_MAX && msm_chunk(100, 32) == MSM_CHUNK_MIN &&
 		      msm_chunk((size_t)1 << 20, 19) == 32 && msm_chunk((size_t)1 << 22, 16) == 32 &&
@@ -737,7 +938,7 @@ static void test_msm(void)
 
 static void test_msm_g2(void)
 {
-	test_msm_sizes<tg2>(512);
+	test_msm_sizes<tg2>(512, false);
 }
 
 enum skew_kind { ALL_EQUAL, FEW_VALUES, SMALL_INTS, HOT_AND_UNIFORM };
@@ -788,7 +989,8 @@ static void fill_skewed(zkp_fr *s, size_t n, enum skew_kind kind)
  * and the segmented scan run many steps; the window from the count of
  * scalars other than 0 and 1, as the shim picks it (msm_is_other, the body
  * of k_count_other). */
-template <class G> static void test_msm_skew(const std::vector<size_t> &sizes)
+template <class G>
+static void test_msm_skew(const std::vector<size_t> &sizes, const std::vector<unsigned> &chunks)
 {
 	std::vector<typename G::affine> pts = point_pool<G>(2048);
 	const enum skew_kind kinds[] = { ALL_EQUAL, FEW_VALUES, SMALL_INTS, HOT_AND_UNIFORM };
@@ -805,7 +1007,6 @@ template <class G> static void test_msm_skew(const std::vector<size_t> &sizes)
 			check(other == want, "count of other scalars", it);
 			typename G::jac ref;
 			G::msm(&ref, pts.data(), sc.data(), NULL, n);
-			const unsigned chunks[] = { 0, 1, 3, 7 };
 			for (unsigned ch : chunks) {
 				typename G::jac got;
 				grid_msm<G>(&got, pts.data(), sc.data(), n, msm_window(other), ch);
@@ -853,7 +1054,7 @@ template <class G> static void test_density(const std::vector<size_t> &sizes)
 
 static void test_skew_g1(void)
 {
-	test_msm_skew<tg1>({ 1, 33, 700, 2048 });
+	test_msm_skew<tg1>({ 1, 33, 700, 2048 }, { 0, 1, 3, 7 });
 }
 
 static void test_density_g1(void)
@@ -861,11 +1062,11 @@ static void test_density_g1(void)
 	test_density<tg1>({ 1, 63, 64, 65, 200, 1000, 2048 });
 }
 
-/* G2: the same kernel bodies over Fp2, at fewer sizes (a G2 addition
- * costs about three G1 ones). */
+/* G2: the same kernel bodies over Fp2, at fewer sizes and chunks (a G2
+ * addition costs about three G1 ones, and the flow is G1's). */
 static void test_skew_g2(void)
 {
-	test_msm_skew<tg2>({ 33, 700 });
+	test_msm_skew<tg2>({ 33, 300 }, { 0, 3 });
 }
 
 static void test_density_g2(void)
@@ -1183,7 +1384,8 @@ int main(void)
 		void (*fn)(void);
 	} parts[] = {
 		{ "fp", test_fp }, { "fp-sqr", test_fp_sqr_edges }, { "fr", test_fr },
-		{ "fp2", test_fp2 }, { "ec", test_ec_g1 }, { "ec-g2", test_ec_g2 },
+		{ "fp2", test_fp2 }, { "inv", test_inv }, { "ec", test_ec_g1 }, { "ec-g2", test_ec_g2 },
+		{ "fixbase", test_fixed_base_both }, { "setup", test_setup_device_path },
 		{ "digits", test_digits }, { "scan", test_scan }, { "msm", test_msm },
 		{ "skew", test_skew_g1 }, { "density", test_density_g1 }, { "msm-g2", test_msm_g2 },
 		{ "skew-g2", test_skew_g2 }, { "dens-g2", test_density_g2 }, { "ntt", test_ntt },
@@ -1191,8 +1393,12 @@ int main(void)
 	};
 	for (auto &p : parts) {
 		unsigned long c0 = checks, f0 = failures;
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		p.fn();
-		printf("%-7s %lu checks, %lu failures\n", p.name, checks - c0, failures - f0);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		printf("%-7s %lu checks, %lu failures (%.1f s)\n", p.name, checks - c0, failures - f0,
+		       (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
 	}
 	printf("total   %lu checks, %lu failures\n", checks, failures);
 	return failures ? 1 : 0;

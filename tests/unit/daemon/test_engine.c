@@ -189,7 +189,7 @@ static int group_setup(void **state)
 	if (!rc)
 		rc = zkp_pce_load(&fx_pce, pce_path, 0, &err);
 	if (!rc)
-		rc = zkp_groth16_setup_dev(&fx_pk, fx_pce, ZKP_GROTH16_H_BELLMAN, &seed, NULL, &err);
+		rc = zkp_groth16_setup_dev(&fx_pk, fx_pce, ZKP_GROTH16_H_BELLMAN, &seed, NULL, NULL, &err);
 	if (!rc)
 		rc = zkp_groth16_pk_write_params(&fx_pk, key_path, &err);
 	if (!rc)

@@ -39,7 +39,7 @@ static void env_new(struct env *e, uint64_t n_constraints, enum zkp_groth16_h_co
 	assert_int_equal(zkp_pool_new(&e->pool, workers), 0);
 	assert_int_equal(zkp_backend_cpu_new(&e->be, e->pool), 0);
 	g16t_synth_circuit(&e->c, n_constraints, tu_rand64(), "job.pce");
-	int rc = zkp_groth16_setup_dev(&e->pk, e->c.pce, conv, &seed, e->pool, &err);
+	int rc = zkp_groth16_setup_dev(&e->pk, e->c.pce, conv, &seed, NULL, e->pool, &err);
 	if (rc)
 		fail_msg("setup: %s", zkp_error_text(&err, rc));
 }

@@ -125,7 +125,7 @@ static void setup_key_conv(zkp_groth16_pk *pk, const struct g16t_circuit *c, zkp
 {
 	zkp_error err = { 0 };
 	uint64_t seed = tu_rand64();
-	int rc = zkp_groth16_setup_dev(pk, c->pce, conv, &seed, pool, &err);
+	int rc = zkp_groth16_setup_dev(pk, c->pce, conv, &seed, NULL, pool, &err);
 	if (rc)
 		fail_msg("setup: %s", zkp_error_text(&err, rc));
 }
@@ -334,8 +334,8 @@ static void test_threads(void **state)
 	zkp_groth16_pk k0, k2;
 	zkp_error err = { 0 };
 	uint64_t seed = 42;
-	assert_int_equal(zkp_groth16_setup_dev(&k0, c.pce, ZKP_GROTH16_H_BELLMAN, &seed, e0.pool, &err), 0);
-	assert_int_equal(zkp_groth16_setup_dev(&k2, c.pce, ZKP_GROTH16_H_BELLMAN, &seed, e2.pool, &err), 0);
+	assert_int_equal(zkp_groth16_setup_dev(&k0, c.pce, ZKP_GROTH16_H_BELLMAN, &seed, NULL, e0.pool, &err), 0);
+	assert_int_equal(zkp_groth16_setup_dev(&k2, c.pce, ZKP_GROTH16_H_BELLMAN, &seed, NULL, e2.pool, &err), 0);
 	assert_true(zkp_groth16_vk_eq(&k0.vk, &k2.vk));
 	assert_int_equal(k0.mem_bytes, k2.mem_bytes);
 	assert_memory_equal(k0.h, k2.h, k0.n[ZKP_GROTH16_H] * sizeof(zkp_g1_affine));
