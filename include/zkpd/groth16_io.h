@@ -114,6 +114,18 @@ int zkp_groth16_vk_write_bellman(const zkp_groth16_vk *vk, const char *path, zkp
 int zkp_groth16_pk_write_cache(zkp_groth16_pk *pk, const char *key_path, const char *cache_dir,
 			       zkp_pool *pool, zkp_error *err);
 
+/* Writes pk as a standalone native key at path: the cache's layout (a
+ * header, then the key's block, so a read-only mapping is the key) with no
+ * source file behind it. zkp_groth16_pk_load maps such a file directly,
+ * with the header and body digests checked (a SHA-256 over the key, in
+ * parallel over pool), and no decoding; a bellman key_format names it. For
+ * keys too large to keep twice (a development key of a 32 GiB PoRep
+ * partition is 47 GB). Only a key whose points are known to lie in the
+ * subgroup (a setup's; ZKP_ERR_INVAL otherwise). Errors also ZKP_ERR_IO,
+ * ZKP_ERR_NOMEM. Written atomically. */
+int zkp_groth16_pk_write_standalone(zkp_groth16_pk *pk, const char *path, zkp_pool *pool,
+				    zkp_error *err);
+
 /* The cache file a load of key_path would use (malloc'd string, NULL on
  * allocation failure). */
 char *zkp_groth16_cache_path(const char *key_path, const char *cache_dir);

@@ -4,6 +4,9 @@
  *   [4096, ...) body: the key's backing block exactly as g16_layout lays it
  *               out (ic, h, l, a, b_g1, b_g2, each 64-byte aligned), so a
  *               read-only mapping of the file is the key.
+ * A standalone key (flag CACHE_STANDALONE) has the same layout with no
+ * source: it is the key itself, written by a development setup that makes
+ * no .params (zkp setup --cache-only), and a load maps it directly.
  * The host tag pins byte order and the in-memory point layout; the version
  * pins the Montgomery convention. The header digest covers the header, the
  * body digest (g16_tree_digest) the body: a truncated, stale or bit-flipped
@@ -28,6 +31,7 @@
 #define CACHE_HOST_TAG UINT64_C(0x0102030405060708)
 #define CACHE_SUBGROUP_CHECKED 1u
 #define CACHE_HAS_G1_EXTRAS 2u
+#define CACHE_STANDALONE 4u
 
 struct cache_fields {
 	char magic[8];
@@ -127,7 +131,12 @@ bool g16_cache_try_load(zkp_groth16_pk *pk, const char *cache_path, const struct
 	if (g16_sha256(d, (const uint8_t *)&h, offsetof(struct cache_header, header_digest)) ||
 	    memcmp(d, h.header_digest, 32) != 0)
 		MISS("%s: header digest mismatch", cache_path);
-	if (digest) {
+	if (!src) {
+		if (!(h.f.flags & CACHE_STANDALONE))
+			MISS("%s: a cache of another key file, not a key of its own", cache_path);
+	} else if (h.f.flags & CACHE_STANDALONE) {
+		MISS("%s: a standalone key, not a cache of %s", cache_path, src->path);
+	} else if (digest) {
 		if (h.f.source_bytes != src->size || memcmp(h.f.source_sha256, digest, 32) != 0)
 			MISS("%s: made from another version of %s (digest differs)", cache_path,
 			     src->path);
@@ -136,7 +145,7 @@ bool g16_cache_try_load(zkp_groth16_pk *pk, const char *cache_path, const struct
 	}
 	if (!(flags & ZKP_GROTH16_SKIP_SUBGROUP) && !(h.f.flags & CACHE_SUBGROUP_CHECKED))
 		MISS("%s: made without subgroup checks, which this load requires", cache_path);
-	if ((g16_is_zkey(src) ? ZKP_GROTH16_FMT_ZKEY : ZKP_GROTH16_FMT_PARAMS) != h.f.format)
+	if (src && (g16_is_zkey(src) ? ZKP_GROTH16_FMT_ZKEY : ZKP_GROTH16_FMT_PARAMS) != h.f.format)
 		MISS("%s: made from a key of another format", cache_path);
 
 	size_t n[ZKP_GROTH16_NSECTIONS], off[ZKP_GROTH16_NSECTIONS];
@@ -165,7 +174,8 @@ bool g16_cache_try_load(zkp_groth16_pk *pk, const char *cache_path, const struct
 	guard = zkp_mapguard_add(map, map_bytes);
 	if (g16_tree_digest(d, (const uint8_t *)map + CACHE_HEADER_BYTES, body, pool) ||
 	    memcmp(d, h.f.body_digest, 32) != 0 || zkp_mapguard_damaged(guard))
-		MISS("%s: body digest mismatch (corrupt cache)", cache_path);
+		MISS("%s: body digest mismatch (corrupt %s)", cache_path,
+		     src ? "cache" : "key file");
 	close(fd);
 
 	/* A hit: the mapping becomes the key's backing. The header page is
@@ -220,11 +230,13 @@ int g16_cache_write(const zkp_groth16_pk *pk, const char *cache_path,
 	h->f.sizeof_g2 = sizeof(zkp_g2_affine);
 	h->f.format = (uint32_t)pk->format;
 	h->f.flags = (pk->subgroup_checked ? CACHE_SUBGROUP_CHECKED : 0) |
-		   (pk->vk.has_g1_extras ? CACHE_HAS_G1_EXTRAS : 0);
+		   (pk->vk.has_g1_extras ? CACHE_HAS_G1_EXTRAS : 0) | (src ? 0 : CACHE_STANDALONE);
 	h->f.h_conv = (uint32_t)pk->h_conv;
 	h->f.ab_layout = (uint32_t)pk->ab_layout;
-	memcpy(h->f.source_sha256, pk->source_sha256, 32);
-	stat_fields(&h->f, &src->st);
+	if (src) {
+		memcpy(h->f.source_sha256, pk->source_sha256, 32);
+		stat_fields(&h->f, &src->st);
+	}
 	h->f.n_inputs = pk->n_inputs;
 	h->f.n_aux = pk->n_aux;
 	h->f.domain_size = pk->domain_size;
@@ -299,4 +311,24 @@ out:
 	free(cpath);
 	g16_file_close(&f);
 	return rc;
+}
+
+bool g16_is_standalone(const struct g16_file *f)
+{
+	return f->size >= CACHE_HEADER_BYTES && memcmp(f->data, CACHE_MAGIC, 8) == 0;
+}
+
+int zkp_groth16_pk_write_standalone(zkp_groth16_pk *pk, const char *path, zkp_pool *pool,
+				    zkp_error *err)
+{
+	if (!pk->subgroup_checked || !pk->vk.ic)
+		return zkp_error_set(err, ZKP_ERR_INVAL,
+				     "%s: only a key whose points are known to be in the subgroup "
+				     "is written as a standalone key",
+				     path);
+	if (pk->format == ZKP_GROTH16_FMT_NONE)
+		pk->format = ZKP_GROTH16_FMT_PARAMS; /* bellman's conventions */
+	memset(pk->source_sha256, 0, 32);
+	pk->source_bytes = 0;
+	return g16_cache_write(pk, path, NULL, pool, err);
 }

@@ -59,6 +59,19 @@ int zkp_groth16_pk_load(zkp_groth16_pk *pk, const char *path,
 		goto out;
 	}
 
+	/* A standalone key is mapped as it is; there is no source to cache. */
+	if (g16_is_standalone(&f)) {
+		zkp_error why = { 0 };
+		if (!g16_cache_try_load(pk, path, NULL, NULL, flags, opts->pool, &existed, &why)) {
+			rc = zkp_error_set(err, why.code ? why.code : ZKP_ERR_FORMAT, "%s", why.msg);
+			goto out;
+		}
+		if (opts->expect && (rc = zkp_groth16_pk_check_shape(pk, opts->expect, path, err)))
+			goto out;
+		pk->source_path = source_path;
+		source_path = NULL;
+		goto out;
+	}
 	if (!(flags & ZKP_GROTH16_NO_CACHE)) {
 		cpath = zkp_groth16_cache_path(path, opts->cache_dir);
 		if (!cpath) {

@@ -1,7 +1,7 @@
 /*
  * Key files: the real Zcash sapling-output.params, synthetic bellman keys,
  * a real snarkjs .zkey, every refusal with its code and message, and the
- * native cache (write, reuse, stale, corrupt).
+ * native cache (write, reuse, stale, corrupt) and standalone native keys.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -574,6 +574,69 @@ static void test_cache(void **state)
 	zkp_groth16_pk_release(&ref);
 }
 
+/* A standalone native key (zkp setup --cache-only): mapped as it is,
+ * refused when damaged (not rebuilt: there is nothing to rebuild from), and
+ * never confused with a cache of another file. */
+static void test_standalone(void **state)
+{
+	(void)state;
+	const size_t counts[ZKP_GROTH16_NSECTIONS] = { 4, 31, 20, 12, 9, 9 };
+	zkp_groth16_pk ref, pk;
+	make_key(&ref, counts);
+	char dir[128], path[160], params[160], cpath[192];
+	g16t_tmp_path(dir, sizeof(dir), "standalone");
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/k.zkpc", dir);
+	zkp_error e = { 0 }, note = { 0 };
+	/* Only a key known to be in the subgroup. */
+	assert_int_equal(zkp_groth16_pk_write_standalone(&ref, path, NULL, &e), ZKP_ERR_INVAL);
+	ref.subgroup_checked = true;
+	assert_int_equal(zkp_groth16_pk_write_standalone(&ref, path, NULL, &e), 0);
+
+	zkp_groth16_load_opts o = { .cache_note = &note };
+	load_expect_cache(path, &o, ZKP_GROTH16_CACHE_HIT, NULL, &ref);
+	assert_int_equal(zkp_groth16_pk_load(&pk, path, &o, &e), 0);
+	assert_string_equal(pk.source_path, path);
+	assert_int_equal(pk.format, ZKP_GROTH16_FMT_PARAMS);
+	assert_true(pk.subgroup_checked);
+	zkp_groth16_pk_release(&pk);
+	/* The shape check applies. */
+	zkp_groth16_shape s = { .n_inputs = 4, .n_aux = 21, .domain_size = 32,
+				.a_aux_ones = 8, .b_input_ones = 1, .b_aux_ones = 8 };
+	o.expect = &s;
+	assert_int_equal(zkp_groth16_pk_load(&pk, path, &o, &e), ZKP_ERR_MISMATCH);
+	o.expect = NULL;
+
+	/* A cache of a .params given as the key is refused by name... */
+	snprintf(params, sizeof(params), "%s/p.params", dir);
+	snprintf(cpath, sizeof(cpath), "%s.zkpc", params);
+	assert_int_equal(zkp_groth16_pk_write_params(&ref, params, &e), 0);
+	load_expect_cache(params, &o, ZKP_GROTH16_CACHE_CREATED, NULL, &ref);
+	assert_int_equal(zkp_groth16_pk_load(&pk, cpath, &o, &e), ZKP_ERR_CHECKSUM);
+	assert_non_null(strstr(e.msg, "a cache of another key file"));
+	/* ... and a standalone key where a .params's cache belongs is not
+	 * taken for it: rebuilt from the .params. */
+	assert_int_equal(zkp_groth16_pk_write_standalone(&ref, cpath, NULL, &e), 0);
+	load_expect_cache(params, &o, ZKP_GROTH16_CACHE_REBUILT, "a standalone key", &ref);
+
+	/* Damage is an error naming the file. */
+	corrupt_at(path, 4096 + 1000);
+	assert_int_equal(zkp_groth16_pk_load(&pk, path, &o, &e), ZKP_ERR_CHECKSUM);
+	assert_non_null(strstr(e.msg, "body digest mismatch (corrupt key file)"));
+	assert_non_null(strstr(e.msg, path));
+	assert_int_equal(zkp_groth16_pk_write_standalone(&ref, path, NULL, &e), 0);
+	corrupt_at(path, 300);
+	assert_int_equal(zkp_groth16_pk_load(&pk, path, &o, &e), ZKP_ERR_CHECKSUM);
+	assert_non_null(strstr(e.msg, "header digest"));
+	assert_int_equal(zkp_groth16_pk_write_standalone(&ref, path, NULL, &e), 0);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(truncate(path, st.st_size - 96), 0);
+	assert_int_equal(zkp_groth16_pk_load(&pk, path, &o, &e), ZKP_ERR_CHECKSUM);
+	assert_non_null(strstr(e.msg, "does not match its section table"));
+	zkp_groth16_pk_release(&ref);
+}
+
 /* ---- snarkjs .zkey ---- */
 
 static void test_zkey(void **state)
@@ -749,6 +812,7 @@ int main(void)
 		cmocka_unit_test(test_sapling_refusals),
 		cmocka_unit_test(test_synthetic_roundtrip),
 		cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_standalone),
 		cmocka_unit_test(test_zkey),
 		cmocka_unit_test(test_random_damage),
 	};
