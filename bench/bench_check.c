@@ -119,7 +119,6 @@ static int backend_open(zkp_backend **ret, zkp_backend **inner, const char *name
 		if (rc)
 			fprintf(stderr, "zkpd-bench check: %s\n", zkp_error_text(&e, rc));
 		else
-			zkp_backend_cuda_set_host_pool(*ret, pool);
 		return rc;
 #else
 		fprintf(stderr, "zkpd-bench check: this build has no CUDA backend\n");

@@ -423,7 +423,6 @@ int main(int argc, char **argv)
 		zkp_pool_free(pool);
 		return 1;
 	}
-	zkp_backend_cuda_set_host_pool(be, pool);
 	int rc = 0;
 	if (benches[0].on)
 		rc |= bench_ntt(be, pool, benches[0].lo, benches[0].hi);

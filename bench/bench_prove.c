@@ -67,7 +67,6 @@ static int backend_open(zkp_backend **ret, zkp_backend **inner, const char *name
 		int dev = name[4] ? atoi(name + 5) : 0;
 		int rc = zkp_backend_cuda_new(ret, dev, err);
 		if (!rc)
-			zkp_backend_cuda_set_host_pool(*ret, pool);
 		return rc;
 #else
 		return zkp_error_set(err, ZKP_ERR_UNSUPPORTED,

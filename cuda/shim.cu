@@ -118,7 +118,6 @@ struct cuda_backend {
 	pthread_mutex_t ws_lock; /* held for a whole MSM: ws_small, ws_big */
 	ws_buf ws_small;         /* compacted scalars, compaction space, counter */
 	ws_buf ws_big;           /* buckets and sort arrays (msm_g?_ws_size) */
-	zkp_pool *host_pool;
 	pthread_mutex_t lock; /* domains, next_slot, pinned */
 	dev_domain domains[DOMAIN_SLOTS];
 	unsigned next_slot;
@@ -971,12 +970,6 @@ extern "C" int zkp_backend_cuda_new(zkp_backend **ret, int device, zkp_error *er
 	cb->device = device;
 	*ret = &cb->base;
 	return 0;
-}
-
-extern "C" void zkp_backend_cuda_set_host_pool(zkp_backend *be, zkp_pool *pool)
-{
-	if (be && be->ops == &cuda_ops)
-		cuda_of(be)->host_pool = pool;
 }
 
 extern "C" int zkp_backend_cuda_mem_info(zkp_backend *be, uint64_t *total, uint64_t *used)

@@ -45,9 +45,14 @@
  *    per set bit; the scalars never cross the bus.
  *  - ntt runs the radix-2 stages in groups of up to 10 in shared memory
  *    (cuda/ntt.cu); results equal the CPU backend's bit for bit.
- *  - msm_g2 runs on the CPU (the B_G2 MSM stays on the host): bases and
- *    scalars are downloaded and the CPU Pippenger runs on the host pool
- *    (zkp_backend_cuda_set_host_pool; NULL: the calling thread).
+ *  - msm_g2 runs on the device too: the same kernels over Fp2, with the
+ *    same options, split and density handling; the MSM workspaces are
+ *    shared by both groups.
+ *  - fixed_base_g1 / fixed_base_g2 (key setups) upload the generator's
+ *    window table, then stream the host scalars through the device in
+ *    chunks of 2^22 (one device block of up to 2.3 GiB for the call,
+ *    freed at its end) and write the affine points to host memory: the
+ *    same bytes as the CPU backend's.
  *  - Any CUDA failure returns ZKP_ERR_DEVICE; the CUDA message (call, file,
  *    line, cudaGetErrorString) is logged at error level and kept for
  *    zkp_backend_cuda_last_error. A failure never blocks: it is recorded
@@ -89,11 +94,6 @@ int zkp_backend_cuda_count(int *n);
  * ZKP_ERR_DEVICE; err (may be NULL) gets the message. Free with
  * zkp_backend_free. */
 int zkp_backend_cuda_new(zkp_backend **ret, int device, zkp_error *err);
-
-/* The pool the host-side work (the G2 MSM) runs on; NULL: the calling
- * thread. The pool must outlive the backend. Not thread-safe: call before
- * the backend is shared. No effect on a backend that is not CUDA's. */
-void zkp_backend_cuda_set_host_pool(zkp_backend *be, zkp_pool *pool);
 
 /* The message of the last CUDA failure on this backend (code 0 and an empty
  * message if none). */

@@ -564,7 +564,6 @@ static int device_add(struct zkp_engine *e, int gpu, zkp_error *err)
 		rc = zkp_backend_cuda_new(&d->be, gpu, err);
 		if (rc)
 			return rc;
-		zkp_backend_cuda_set_host_pool(d->be, e->pool);
 #else
 		return zkp_error_set(err, ZKP_ERR_CONFIG, "GPU %d: this build has no CUDA backend",
 				     gpu);

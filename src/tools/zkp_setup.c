@@ -51,8 +51,8 @@ static void help(FILE *f)
 }
 
 /* The backend for --backend: NULL for the CPU (the setup makes its own
- * over the pool), a CUDA backend otherwise. Prints what was chosen. */
-static int open_backend(zkp_backend **ret, const char *spec, zkp_pool *pool)
+ * over its pool), a CUDA backend otherwise. Prints what was chosen. */
+static int open_backend(zkp_backend **ret, const char *spec)
 {
 	*ret = NULL;
 	bool autopick = !strcmp(spec, "auto");
@@ -90,12 +90,10 @@ static int open_backend(zkp_backend **ret, const char *spec, zkp_pool *pool)
 			fprintf(stderr, "zkp setup: --backend %s: %s\n", spec, zkp_error_text(&e, rc));
 			return ZKP_EXIT_FAIL;
 		}
-		zkp_backend_cuda_set_host_pool(*ret, pool);
 		fprintf(stderr, "zkp setup: points on GPU %ld\n", dev);
 		return ZKP_EXIT_OK;
 	}
 #else
-	(void)pool;
 	if (autopick)
 		goto cpu;
 	fprintf(stderr, "zkp setup: --backend %s: this zkp was built without the CUDA backend\n",
@@ -177,7 +175,7 @@ int zkp_cmd_setup(int argc, char **argv)
 		fprintf(stderr, "zkp setup: cannot start %ld threads\n", threads);
 		goto out;
 	}
-	if ((rc = open_backend(&be, backend, pool)) != ZKP_EXIT_OK) {
+	if ((rc = open_backend(&be, backend)) != ZKP_EXIT_OK) {
 		ret = rc;
 		goto out;
 	}

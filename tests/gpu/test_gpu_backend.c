@@ -525,7 +525,6 @@ int main(void)
 		fprintf(stderr, "setup failed: %s\n", zkp_error_text(&e, err));
 		return 1;
 	}
-	zkp_backend_cuda_set_host_pool(gpu, pool);
 	test_buffers();
 	test_ntt();
 	test_h();
