@@ -10,21 +10,23 @@
 #      the G1 MSM at 2^16..2^MSM_MAX (default 27) on random scalars, 3 runs
 #      a size, every result checked (these are also the MSM timings, 2^26
 #      and 2^27 among them); every kind of skewed scalars (all equal, four
-#      values repeated, small, r-1, 0/1-heavy) at 2^16..2^24; G2 (a host
-#      MSM behind the CUDA backend) at 2^16..2^20; NTT spot checks of the
+#      values repeated, small, r-1, 0/1-heavy: the split of bit-valued
+#      scalars) at 2^16..2^24; the G2 MSM on the device at 2^16..2^G2_MAX
+#      (default 24) on random and 0/1 scalars; NTT spot checks of the
 #      prover's four transforms at 2^16..2^24 and at 2^NTT_MAX (27);
+#   2b. a development key made on the GPU and on the CPU from one seed at
+#      2^SETUP_LOG (default 20): the two files must be the same byte for
+#      byte (zkp setup --backend cuda against --backend cpu);
 #   3. compute-sanitizer memcheck and racecheck on a 2^16 MSM and NTT, where
 #      the machine has compute-sanitizer;
 #   4. whole verified proofs (zkpd-bench prove --synth): 2^20 against the
 #      CPU backend, 2^PROVE_LOG (24) on the GPU, and 2^27 when the estimate
 #      made from the 2^PROVE_LOG run fits what is left (else a message);
 #   5. four proofs through zkpd on the GPU (gpus.devices = auto);
-#   6. the G1 MSM at 2^22..2^26 built with its point kernels held to 4
-#      resident blocks (ZKPD_CUDA_MSM_MIN_BLOCKS=4), timed against step 2;
-#   7. hardware counters where ncu can read them: k_group's shared-memory
+#   6. hardware counters where ncu can read them: k_group's shared-memory
 #      wavefronts per 128-bit access against the ideal (bank conflicts),
 #      registers and occupancy of k_group and k_acc_chunk;
-#   8. NTT timings at 2^20..2^NTT_MAX with zkpd-gpu-bench;
+#   7. NTT timings at 2^20..2^NTT_MAX with zkpd-gpu-bench;
 # and prints a summary table last, also written to summary.txt.
 #
 # Time: the whole script finishes within TOTAL_S (default 480 s, 8
@@ -43,6 +45,8 @@
 #                                          Debian libraries
 # Environment: JOBS (build parallelism, default: all cores), TOTAL_S,
 #              MSM_MAX / NTT_MAX (largest log2 size, 16..28, default 27 / 27),
+#              G2_MAX (the G2 MSM's, 16..26, default 24),
+#              SETUP_LOG (the key compared across backends, 14..24, default 20),
 #              PROVE_LOG (the GPU-only proof's domain, default 24),
 #              DAEMON_LOG (the daemon smoke test's domain, default 18),
 #              SEED (the checks' seed, default: fresh, printed),
@@ -75,7 +79,7 @@ case "${1:-}" in
 	[ $# -le 1 ] || { usage; exit 2; }
 	;;
 esac
-for v in TOTAL_S MSM_MAX NTT_MAX PROVE_LOG DAEMON_LOG JOBS SEED; do
+for v in TOTAL_S MSM_MAX NTT_MAX G2_MAX SETUP_LOG PROVE_LOG DAEMON_LOG JOBS SEED; do
 	val=${!v:-}
 	if [ -n "$val" ] && ! [[ $val =~ ^[0-9]+$ ]]; then
 		echo "gpu-check: $v must be a whole number, not '$val'" >&2
@@ -89,6 +93,16 @@ for v in MSM_MAX NTT_MAX; do
 		exit 2
 	fi
 done
+g2_max=${G2_MAX:-24}
+if [ "$g2_max" -lt 16 ] || [ "$g2_max" -gt 26 ]; then
+	echo "gpu-check: G2_MAX must be within 16..26, not $g2_max" >&2
+	exit 2
+fi
+setup_log=${SETUP_LOG:-20}
+if [ "$setup_log" -lt 14 ] || [ "$setup_log" -gt 24 ]; then
+	echo "gpu-check: SETUP_LOG must be within 14..24, not $setup_log" >&2
+	exit 2
+fi
 if [ "${1:-}" = "--kit" ]; then
 	kit=$(cd "$2" && pwd)
 	build=
@@ -100,7 +114,6 @@ if [ "${1:-}" = "--kit" ]; then
 	gputest=$bin/test_gpu_backend
 	gpubench=$bin/zkpd-gpu-bench
 	bench=$bin/zkpd-bench
-	bench_mb4=$bin/zkpd-bench-mb4
 	zkp=$bin/zkp
 	zkpd=$bin/zkpd
 	zkpctl=$bin/zkpctl
@@ -112,7 +125,6 @@ else
 	gputest=$build/tests/gpu/test_gpu_backend
 	gpubench=$build/bench/zkpd-gpu-bench
 	bench=$build/bench/zkpd-bench
-	bench_mb4=$build-mb4/bench/zkpd-bench
 	zkp=$build/src/tools/zkp
 	zkpd=$build/src/daemon/zkpd
 	zkpctl=$build/src/daemon/zkpctl
@@ -174,12 +186,6 @@ if [ -z "$kit" ]; then
 	step "build"
 	timeout 600 cmake --build "$build" -j "$jobs" --target test_gpu_backend test_gpu_field \
 		test_cuda_math zkpd-gpu-bench zkpd-bench zkpd zkpctl zkp
-	# zkpd-bench again with the MSM's point kernels held to 4 resident
-	# blocks (the occupancy A/B near the end); optional.
-	timeout 180 cmake -S "$root" -B "$build-mb4" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
-		-DZKPD_CUDA=ON -DZKPD_JEMALLOC=OFF -DZKPD_CUDA_MSM_MIN_BLOCKS=4 >/dev/null &&
-		timeout 600 cmake --build "$build-mb4" -j "$jobs" --target zkpd-bench ||
-		echo "gpu-check: the min-blocks 4 build failed; its step will be skipped"
 fi
 
 : >"$log"
@@ -270,10 +276,11 @@ check "msm g1 2^16..2^$msm_max checked" 40 150 -- msm --backend cuda \
 # 6 kinds x 9 sizes up to 2^24: bases 1 s, MSMs well under 1 s each.
 check "msm g1 skewed scalars 2^16..2^24" 20 90 -- msm --backend cuda --log2 16..24 \
 	--scalars all
-# G2 stays on the host: 2^20 bases 0.3 s, the CPU Pippenger about 1 s at
-# 2^20 on 16 cores, two kinds.
-check "msm g2 (host) 2^16..2^20" 15 60 -- msm --backend cuda --group g2 \
-	--log2 16..20 --scalars random,01
+# G2 on the device, random and 0/1 scalars: bases (i + 1) Q made on the
+# host, about 4 s at 2^24 on 16 cores; the MSMs, each run checked, about
+# three times G1's (a G2 addition is three Fp2-sized ones).
+check "msm g2 2^16..2^$g2_max checked" 45 150 -- msm --backend cuda --group g2 \
+	--log2 "16..$g2_max" --runs 3 --scalars random,01
 # NTT spots: at 2^27 each transform moves 4.3 GB each way and 4 spots
 # cost about 1.3 s on 16 cores: about 25 s for the four; below, 5 s.
 check "ntt spots 2^16..2^24" 10 60 -- ntt --backend cuda --log2 16..24 --spots 8
@@ -282,12 +289,50 @@ check "ntt spots 2^16..2^20 snarkjs" 5 60 -- ntt --backend cuda --log2 16..20 --
 check "ntt spots 2^$ntt_max" 30 120 -- ntt --backend cuda --log2 "$ntt_max..$ntt_max" \
 	--spots 4
 
+# A development key on the GPU and on the CPU from one seed: the same
+# file byte for byte (zkp setup --cache-only writes one standalone key,
+# whose header holds no path or time). At 2^20 about 5 s for the circuit,
+# 10 s on the CPU's 16 cores and 3 s on the GPU.
+if fits "setup gpu = cpu 2^$setup_log" 30; then
+	step "setup gpu = cpu 2^$setup_log"
+	sd=$(mktemp -d /tmp/gpu-check-setup.XXXXXX)
+	t0=$SECONDS
+	ok=0
+	cpu_s='' gpu_s=''
+	if timeout -k 5 "$(cap 60)" "$zkp" synth --shape porep \
+		--constraints $(((1 << setup_log) - 64)) -o "$sd/c.pce" >>"$log" 2>&1; then
+		t1=$SECONDS
+		if timeout -k 5 "$(cap 120)" "$zkp" setup "$sd/c.pce" -o "$sd/gpu" --seed 5 \
+			--backend cuda --cache-only >>"$log" 2>&1; then
+			gpu_s=$((SECONDS - t1))
+			t1=$SECONDS
+			if timeout -k 5 "$(cap 120)" "$zkp" setup "$sd/c.pce" -o "$sd/cpu" --seed 5 \
+				--backend cpu --cache-only >>"$log" 2>&1; then
+				cpu_s=$((SECONDS - t1))
+				cmp "$sd/gpu.INSECURE-DEV.zkpc" "$sd/cpu.INSECURE-DEV.zkpc" >>"$log" 2>&1 &&
+					cmp "$sd/gpu.INSECURE-DEV.vk" "$sd/cpu.INSECURE-DEV.vk" >>"$log" 2>&1 &&
+					ok=1
+			fi
+		fi
+	fi
+	rm -rf "$sd"
+	if [ "$ok" -eq 1 ]; then
+		row "setup gpu = cpu 2^$setup_log" ok "identical; gpu ${gpu_s} s, cpu ${cpu_s} s"
+	else
+		status=1
+		row "setup gpu = cpu 2^$setup_log" FAILED \
+			"after $((SECONDS - t0)) s (gpu ${gpu_s:-failed}, cpu ${cpu_s:-not run}); see log"
+	fi
+fi
+
 # compute-sanitizer where the image has it: a 2^16 MSM and NTT under
-# memcheck and racecheck (about 10-50 times slower: 5-15 s each).
+# memcheck and racecheck, and the G2 MSM under memcheck (about 10-50
+# times slower: 5-15 s each).
 if command -v compute-sanitizer >/dev/null 2>&1; then
 	for tool in memcheck racecheck; do
-		for what in "msm --log2 16" "ntt --log2 16 --spots 4"; do
-			name="sanitizer $tool ${what%% *} 2^16"
+		for what in "msm --log2 16" "ntt --log2 16 --spots 4" "msm --group g2 --log2 14"; do
+			[ "$tool" = racecheck ] && [ "${what#*g2}" != "$what" ] && continue
+			name="sanitizer $tool ${what%% *}$([ "${what#*g2}" != "$what" ] && echo " g2 2^14" || echo " 2^16")"
 			fits "$name" 15 || continue
 			step "$name"
 			rc=0
@@ -454,38 +499,6 @@ fi
 json=$outdir/gpu-bench.json
 table=$outdir/gpu-bench.table
 : >"$table"
-# The MSM's occupancy trade (docs/benchmarks.md): the G1 MSM at
-# 2^22..2^26 with its point kernels held to 4 resident blocks (128
-# registers, a few hundred bytes of spills) against the default build's
-# runs above, medians of 3, every result checked. Bases up to 2^26 in
-# about 4 s, the MSMs about 5 s at the target speed.
-if [ ! -x "$bench_mb4" ]; then
-	row "msm min blocks 4 vs default" skipped "no zkpd-bench built with them"
-elif fits "msm min blocks 4 vs default" 30; then
-	step "msm min blocks 4 vs default"
-	rc=0
-	timeout -k 5 "$(cap 90)" "$bench_mb4" check msm --backend cuda --log2 22..26 --runs 3 \
-		--scalars random --seed "$seed" >"$tmp/mb4.json" 2>>"$log" || rc=$?
-	# its lines join gpu-check.json marked with the build
-	sed 's/^{/{"build":"msm_min_blocks_4",/' "$tmp/mb4.json" >>"$checks_json"
-	ratios=$(python3 - "$checks_json" 2>/dev/null <<'PY' || true
-import json, sys
-base, mb4 = {}, {}
-for line in open(sys.argv[1]):
-    o = json.loads(line)
-    if o.get("check") == "msm" and o.get("group") == "g1" and o.get("scalars") == "random":
-        (mb4 if o.get("build") else base)[o["log_n"]] = o["median_ms"]
-print(", ".join("2^%d %.2f" % (k, mb4[k] / base[k]) for k in sorted(mb4) if base.get(k)))
-PY
-	)
-	if [ "$rc" -eq 0 ]; then
-		row "msm min blocks 4 vs default" ok "time ratios: ${ratios:-none}"
-	else
-		row "msm min blocks 4 vs default" FAILED "exit $rc (${ratios:-no ratios})"
-		status=1
-	fi
-fi
-
 # Hardware counters (docs/benchmarks.md, "The NTT's shared-memory layout"):
 # the first 4 k_group launches of a 2^22 NTT check and the first 2
 # k_acc_chunk launches of a 2^20 MSM under ncu, which replays each a few

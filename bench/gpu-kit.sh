@@ -2,11 +2,12 @@
 # Builds the GPU check's programs here, for a GPU machine that has the CUDA
 # toolkit but not zkpd's Debian libraries (and no network to fetch them):
 # test_cuda_math, test_gpu_field, test_gpu_backend, zkpd-gpu-bench,
-# zkpd-bench and the programs zkpd, zkpctl and zkp (for a daemon smoke test
-# on the GPU), built with -DZKPD_CUDA=ON (sm_90 + PTX) and without jemalloc, copied into
-# KIT_DIR/bin with every shared library they need beyond the C library
-# into KIT_DIR/lib. bench/gpu-check.sh --kit KIT_DIR then runs them there
-# without building anything.
+# zkpd-bench and the programs zkpd, zkpctl and zkp (the daemon smoke test,
+# and the PoRep job of bench/gpu-porep.sh), built with -DZKPD_CUDA=ON
+# (sm_90 + PTX) and without jemalloc, copied into KIT_DIR/bin with every
+# shared library they need beyond the C library into KIT_DIR/lib.
+# bench/gpu-check.sh --kit KIT_DIR and bench/gpu-porep.sh --kit KIT_DIR
+# then run them there without building anything.
 #
 #   bench/gpu-kit.sh [KIT_DIR] [BUILD_DIR]   (defaults: .gpu-kit, build-gpu-kit,
 #                                             both in the repository and ignored by git)
@@ -27,12 +28,6 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DZKPD_CUDA=ON 
 cmake --build "$build" -j "$jobs" --target test_cuda_math test_gpu_field test_gpu_backend \
 	zkpd-gpu-bench zkpd-bench zkpd zkpctl zkp
 
-# zkpd-bench again, the MSM's point kernels held to 4 resident blocks
-# (gpu-check.sh's occupancy A/B), as zkpd-bench-mb4.
-cmake -S "$root" -B "$build-mb4" -G Ninja -DCMAKE_BUILD_TYPE=Release -DZKPD_CUDA=ON \
-	-DZKPD_JEMALLOC=OFF -DZKPD_CUDA_MSM_MIN_BLOCKS=4 >/dev/null
-cmake --build "$build-mb4" -j "$jobs" --target zkpd-bench
-
 rm -rf "$kit"
 mkdir -p "$kit/bin" "$kit/lib"
 for p in "${progs[@]}"; do
@@ -46,5 +41,4 @@ for p in "${progs[@]}"; do
 		esac
 	done
 done
-cp "$build-mb4/bench/zkpd-bench" "$kit/bin/zkpd-bench-mb4"
 du -sh "$kit" | awk '{ print "gpu-kit: " $1 " in '"$kit"'" }'
