@@ -1,11 +1,13 @@
 /*
- * zkp porep seal | prove | verify: a development sealer that writes a C1
- * output, and C2 from a C1 (include/zkpd/porep_c2.h).
+ * zkp porep seal | prove | verify: the development sealers that write a C1
+ * output (full: porep_seal.h; sparse: porep_sparse.h), and C2 from a C1
+ * (include/zkpd/porep_c2.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "zkp_cmds.h"
 #include "zkpd/backend.h"
@@ -14,6 +16,7 @@
 #include "zkpd/porep_c2.h"
 #include "zkpd/porep_graph.h"
 #include "zkpd/porep_seal.h"
+#include "zkpd/porep_sparse.h"
 #include "zkpd/rng.h"
 
 static int usage(const char *cmd, const char *text)
@@ -29,15 +32,24 @@ static double now(void)
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* 32 bytes from 64 hex digits (an optional 0x). */
 static const char *seal_usage =
 	"--sector-size SIZE (--random SEED | --data FILE) --prover-id HEX --sector-id N\n"
-	"          --ticket HEX --seed HEX [--mode interactive|synthetic|ni] [--wrap] -o C1.json\n\n"
+	"          --ticket HEX --seed HEX [--mode interactive|synthetic|ni] [--wrap] -o C1.json\n"
+	"       zkp porep seal --sparse --sector-size SIZE --random SEED --prover-id HEX\n"
+	"          --sector-id N --ticket HEX --seed HEX [--wrap] [--threads T] -o C1.json\n\n"
 	"A DEVELOPMENT sealer: runs SDR over Filecoin's graph for the registered proof of\n"
 	"SIZE and mode (V1_1 interactive by default), builds trees D, C and R, and writes\n"
 	"the C1 output (the FFI's JSON, or with --wrap the lotus-bench/Curio wrapper).\n"
 	"Sectors are sealed in memory: 2KiB and 8MiB in seconds, 512MiB needs ~6 GiB.\n"
-	"--data: the unsealed sector, SIZE bytes of 32-byte field elements.";
+	"--data: the unsealed sector, SIZE bytes of 32-byte field elements.\n\n"
+	"--sparse writes a DEVELOPMENT C1 of a sector that is never sealed: no replica\n"
+	"exists and no storage is proven. It computes only what the C1 reveals: the\n"
+	"challenged nodes' labels in every layer over Filecoin's graph, random labels\n"
+	"(a keyed PRF of SEED) for every other node, random data repeating every 8 MiB,\n"
+	"and trees C and R hashed over the opened paths with random nodes elsewhere.\n"
+	"zkpd accepts it as it accepts a full seal (challenges, parents, labels, paths,\n"
+	"commitments, replica_id), so it proves and verifies at any size: 32GiB in\n"
+	"about a second. Interactive proof versions only. --threads: default all CPUs.";
 
 static int read_data(zkp_fr *out, const char *path, uint64_t nodes)
 {
@@ -65,13 +77,61 @@ static int read_data(zkp_fr *out, const char *path, uint64_t nodes)
 	return 0;
 }
 
+/* --sparse: the sparse development C1 (porep_sparse.h). */
+static int seal_sparse(const zkp_porep_proof *p, uint64_t rseed, const uint8_t prover_id[32],
+		       uint64_t sector_id, const uint8_t ticket[32], const uint8_t seed[32],
+		       bool wrap, long threads, const char *out)
+{
+	zkp_error err = { 0 };
+	zkp_pool *pool = NULL;
+	zkp_porep_c1 *c1 = NULL;
+	zkp_porep_sparse_stats st;
+	uint8_t key[32];
+	int rc = ZKP_EXIT_FAIL;
+
+	if (threads == 0)
+		threads = sysconf(_SC_NPROCESSORS_ONLN);
+	if (threads < 1)
+		threads = 1;
+	if (zkp_pool_new(&pool, (unsigned)(threads - 1))) {
+		fprintf(stderr, "zkp porep seal: cannot start %ld threads\n", threads);
+		return ZKP_EXIT_FAIL;
+	}
+	zkp_porep_sparse_key(key, rseed);
+	double t0 = now();
+	if (zkp_porep_sparse_c1(&c1, p, key, prover_id, sector_id, ticket, seed, pool, &st, &err)) {
+		fprintf(stderr, "zkp porep seal: %s\n", err.msg);
+		goto out;
+	}
+	double t1 = now();
+	if (zkp_porep_c1_write(c1, out, wrap, (int64_t)sector_id, &err)) {
+		fprintf(stderr, "zkp porep seal: %s\n", err.msg);
+		goto out;
+	}
+	printf("sparse         %s, %llu nodes, %u partition%s of %u challenges: a DEVELOPMENT C1, not a seal\n",
+	       p->name, (unsigned long long)p->nodes, c1->partitions, c1->partitions == 1 ? "" : "s",
+	       c1->challenges);
+	printf("computed       %llu challenged nodes, %llu columns, %llu labels, %llu tree nodes in %.2f s on %ld thread%s\n",
+	       (unsigned long long)st.challenged, (unsigned long long)st.columns,
+	       (unsigned long long)st.labels, (unsigned long long)st.hashes, t1 - t0, threads,
+	       threads == 1 ? "" : "s");
+	printf("c1             %s%s, written in %.2f s; peak RSS %.1f MiB\n", out,
+	       wrap ? " (wrapped)" : "", now() - t1, zkp_peak_rss_mib());
+	rc = ZKP_EXIT_OK;
+out:
+	zkp_porep_c1_free(c1);
+	zkp_pool_free(pool);
+	return rc;
+}
+
 static int cmd_seal(int argc, char **argv)
 {
 	const char *size = NULL, *data_path = NULL, *out = NULL, *mode = "interactive";
 	uint8_t prover_id[32], ticket[32], seed[32];
 	bool have_prover = false, have_ticket = false, have_seed = false, random = false, wrap = false;
 	uint64_t sector_id = 0, rseed = 0;
-	bool have_sector = false;
+	bool have_sector = false, sparse = false;
+	long threads = 0;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -104,7 +164,12 @@ static int cmd_seal(int argc, char **argv)
 			mode = argv[++i];
 		else if (!strcmp(a, "--wrap"))
 			wrap = true;
-		else if (!strcmp(a, "-o") && has)
+		else if (!strcmp(a, "--sparse"))
+			sparse = true;
+		else if (!strcmp(a, "--threads") && has) {
+			if (zkp_parse_threads("porep seal", argv[++i], &threads))
+				return ZKP_EXIT_USAGE;
+		} else if (!strcmp(a, "-o") && has)
 			out = argv[++i];
 		else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			printf("usage: zkp porep seal %s\n", seal_usage);
@@ -115,6 +180,14 @@ static int cmd_seal(int argc, char **argv)
 	if (!size || !out || random == !!data_path || !have_prover || !have_ticket || !have_seed ||
 	    !have_sector)
 		return usage("seal", seal_usage);
+	if (sparse && data_path) {
+		fprintf(stderr, "zkp porep seal: --sparse makes its data from --random; --data is for a full seal\n");
+		return ZKP_EXIT_USAGE;
+	}
+	if (!sparse && threads) {
+		fprintf(stderr, "zkp porep seal: --threads is for --sparse; a full seal runs on one thread\n");
+		return ZKP_EXIT_USAGE;
+	}
 
 	zkp_error err = { 0 };
 	uint64_t bytes;
@@ -143,6 +216,13 @@ static int cmd_seal(int argc, char **argv)
 			(unsigned long long)bytes);
 		return ZKP_EXIT_USAGE;
 	}
+	if (sparse && m != ZKP_POREP_INTERACTIVE) {
+		fprintf(stderr, "zkp porep seal: --sparse seals interactive proof versions only: %s PoRep draws its challenges from comm_r, which a sparse tree C cannot fix before the challenges are known\n",
+			zkp_porep_mode_name(m));
+		return ZKP_EXIT_USAGE;
+	}
+	if (sparse)
+		return seal_sparse(p, rseed, prover_id, sector_id, ticket, seed, wrap, threads, out);
 
 	int rc = ZKP_EXIT_FAIL;
 	zkp_fr *data = malloc(s.nodes * sizeof(zkp_fr));
