@@ -118,9 +118,12 @@ int zkp_porep_witness_parallel(const zkp_porep_shape *s, const zkp_porep_witness
  * against the witness computed from in, in one streaming pass and without
  * a .pce: the part before the first challenge, then each challenge on
  * pool's threads (its witness, then its rows, each evaluated as
- * A.w * B.w = C.w as it is emitted). *rows gets the circuit's row count;
- * inputs (zkp_porep_inputs(s) values, ONE first; may be NULL) the
- * witness's public inputs, for the caller to compare with derived ones.
+ * A.w * B.w = C.w as it is emitted). *rows (not NULL) gets the circuit's
+ * row count; inputs (zkp_porep_inputs(s) values, ONE first; may be NULL)
+ * the witness's public inputs, for the caller to compare with derived
+ * ones. The witness is in's, unchecked: a wrong value shows as a row.
+ * Cost: a witness pass and a rows pass of every challenge (a 32 GiB
+ * partition: 12 s on 2 threads).
  * Returns 0 when every row holds. ZKP_ERR_UNSATISFIED: *first_row (when
  * not NULL) is the lowest failing row, numbered as in the .pce, and err
  * names it, its challenge and its A.w, B.w, C.w (rows past it are not all
@@ -129,7 +132,6 @@ int zkp_porep_witness_parallel(const zkp_porep_shape *s, const zkp_porep_witness
  * Memory: the witness is mapped whole but given back challenge by
  * challenge: resident are the global part and about 32 bytes per
  * variable of each challenge in progress (231 MB each at 32 GiB).
- * Cost: a witness pass and a rows pass of every challenge.
  */
 int zkp_porep_check_rows(const zkp_porep_shape *s, const zkp_porep_witness *in, zkp_fr *inputs,
 			 zkp_pool *pool, uint64_t *rows, uint64_t *first_row, zkp_error *err);

@@ -369,7 +369,7 @@ static const char *check_usage =
 	"parents, the challenged labels), builds its witness and checks every row,\n"
 	"A.w * B.w = C.w. --pce checks the rows of that .pce; --sector-size synthesizes\n"
 	"the size's circuit natively and checks each row as it is emitted, in one\n"
-	"streaming pass with no file (32GiB: about 20 s a partition on 2 cores).\n"
+	"streaming pass with no file (32GiB: 12 to 20 s a partition on 2 cores).\n"
 	"Default: every partition. On failure names the first failing row.\n"
 	"Exit 0 every partition passes, 1 one fails or a file is refused, 2 usage.";
 
