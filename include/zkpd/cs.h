@@ -84,6 +84,12 @@ const zkp_fr *zkp_cs_pow2(unsigned i);
 void zkp_cs_init_shape(zkp_cs *cs);
 /* Rows go to row(ctx, ...); total_inputs from a SHAPE pass. */
 void zkp_cs_init_rows(zkp_cs *cs, uint64_t total_inputs, zkp_cs_row_fn row, void *ctx);
+/* A ROWS pass that starts as if `inputs` inputs (ONE included) and `aux`
+ * aux variables were already allocated (and rows counts from 0): a part of
+ * a circuit whose variable counts before it are known emits its rows, with
+ * the columns the whole circuit gives them, on its own thread. */
+void zkp_cs_init_rows_at(zkp_cs *cs, uint64_t total_inputs, zkp_cs_row_fn row, void *ctx,
+			 uint64_t inputs, uint64_t aux);
 /* w has total_inputs + total_aux entries; w[0] is set to ONE. An
  * allocation past either count is an error (ZKP_ERR_RANGE), never a write
  * past w. */

@@ -55,6 +55,16 @@ int zkp_porep_c1_witness_checked(zkp_fr *w, uint64_t inputs, uint64_t aux,
 				 const zkp_porep_c1 *c1, unsigned k, const zkp_fr *pub, zkp_pool *pool,
 				 zkp_error *err);
 
+/* Partition k of c1 checked row by row against its circuit without a
+ * .pce (porep.h zkp_porep_check_rows, over pool), then its witness's
+ * public inputs compared with pub (zkp_porep_c1_public_inputs of k).
+ * *rows: the circuit's rows. Errors, each naming the partition:
+ * ZKP_ERR_UNSATISFIED with *first_row (may be NULL) the lowest failing
+ * row, ZKP_ERR_MISMATCH naming the first input that differs (compared
+ * only once every row holds), a witness pass's, ZKP_ERR_NOMEM. */
+int zkp_porep_c1_check_rows(const zkp_porep_c1 *c1, unsigned k, const zkp_fr *pub,
+			    zkp_pool *pool, uint64_t *rows, uint64_t *first_row, zkp_error *err);
+
 /* What proving partitions needs, loaded once (groth16_prove.h). */
 typedef zkp_groth16_prover zkp_porep_prover;
 

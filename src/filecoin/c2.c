@@ -122,6 +122,18 @@ int zkp_porep_c1_check_replica_id(const zkp_porep_c1 *c1, const zkp_porep_proof 
 	return 0;
 }
 
+/* The witness's inputs w[1 .. inputs) against the derived pub. */
+static int compare_inputs(const zkp_fr *w, uint64_t inputs, const zkp_fr *pub, unsigned k,
+			  zkp_error *err)
+{
+	for (uint64_t i = 0; i + 1 < inputs; i++)
+		if (!zkp_fr_eq(&w[1 + i], &pub[i]))
+			return zkp_error_set(err, ZKP_ERR_MISMATCH,
+					     "partition %u: public input %llu of the witness differs from the one derived from the C1's public data",
+					     k, (unsigned long long)i + 1);
+	return 0;
+}
+
 int zkp_porep_c1_witness_checked(zkp_fr *w, uint64_t inputs, uint64_t aux,
 				 const zkp_porep_c1 *c1, unsigned k, const zkp_fr *pub, zkp_pool *pool,
 				 zkp_error *err)
@@ -129,14 +141,28 @@ int zkp_porep_c1_witness_checked(zkp_fr *w, uint64_t inputs, uint64_t aux,
 	zkp_porep_witness wit;
 	zkp_porep_c1_witness(c1, k, &wit);
 	int rc = zkp_porep_witness_parallel(&c1->shape, &wit, w, inputs, aux, pool, err);
+	return rc ? rc : compare_inputs(w, inputs, pub, k, err);
+}
+
+int zkp_porep_c1_check_rows(const zkp_porep_c1 *c1, unsigned k, const zkp_fr *pub,
+			    zkp_pool *pool, uint64_t *rows, uint64_t *first_row, zkp_error *err)
+{
+	const uint64_t n = zkp_porep_inputs(&c1->shape);
+	zkp_fr *in = malloc(n * sizeof(zkp_fr));
+	zkp_porep_witness wit;
+	zkp_error e = { 0 };
+	int rc;
+
+	if (!in)
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "no memory for partition %u's inputs", k);
+	zkp_porep_c1_witness(c1, k, &wit);
+	rc = zkp_porep_check_rows(&c1->shape, &wit, in, pool, rows, first_row, &e);
 	if (rc)
-		return rc;
-	for (uint64_t i = 0; i + 1 < inputs; i++)
-		if (!zkp_fr_eq(&w[1 + i], &pub[i]))
-			return zkp_error_set(err, ZKP_ERR_MISMATCH,
-					     "partition %u: public input %llu of the witness differs from the one derived from the C1's public data",
-					     k, (unsigned long long)i + 1);
-	return 0;
+		zkp_error_set(err, rc, "partition %u: %s", k, zkp_error_text(&e, rc));
+	else
+		rc = compare_inputs(in, n, pub, k, err);
+	free(in);
+	return rc;
 }
 
 int zkp_porep_prove_partition(zkp_groth16_proof *proof, zkp_groth16_prove_times *times,

@@ -8,7 +8,7 @@
 #include "zkpd/fil_sha256.h"
 #include "zkpd/poseidon.h"
 
-static int hash_group(const zkp_tree_shape *t, zkp_fr *out, const zkp_fr *in, unsigned arity)
+int zkp_merkle_hash(const zkp_tree_shape *t, zkp_fr *out, const zkp_fr *in, unsigned arity)
 {
 	if (t->hash == ZKP_TREE_SHA256) {
 		uint8_t l[32], r[32], d[32];
@@ -41,7 +41,7 @@ int zkp_merkle_build(zkp_merkle *t, const zkp_tree_shape *shape, const zkp_fr *l
 		}
 		unsigned a = zkp_tree_level_arity(shape, l - 1);
 		for (uint64_t g = 0; g < count; g++) {
-			int rc = hash_group(&t->shape, &t->level[l][g], &t->level[l - 1][g * a], a);
+			int rc = zkp_merkle_hash(&t->shape, &t->level[l][g], &t->level[l - 1][g * a], a);
 			if (rc)
 				return rc;
 		}
@@ -89,7 +89,7 @@ int zkp_merkle_walk(const zkp_tree_shape *t, const zkp_fr *leaf, const zkp_path 
 		memcpy(in, &p->siblings[sib], pos * sizeof(zkp_fr));
 		in[pos] = cur;
 		memcpy(&in[pos + 1], &p->siblings[sib + pos], (a - 1 - pos) * sizeof(zkp_fr));
-		int rc = hash_group(t, &cur, in, a);
+		int rc = zkp_merkle_hash(t, &cur, in, a);
 		if (rc)
 			return rc;
 		sib += a - 1;

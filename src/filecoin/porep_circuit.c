@@ -15,6 +15,7 @@
 #include <pthread.h>
 
 #include "le_bytes.h"
+#include "porep_int.h"
 #include "zkpd/porep.h"
 
 static const struct {
@@ -212,19 +213,12 @@ static zkp_num column_hash(zkp_cs *cs, const zkp_num *rows, unsigned layers)
 	return zkp_poseidon_circuit(cs, c, rows);
 }
 
-/* Per-challenge scratch: the parents' columns and each layer's 14
- * decompositions. */
-struct challenge_scratch {
-	zkp_num cols[ZKP_POREP_PARENTS][ZKP_POREP_MAX_LAYERS];
-	zkp_bool bits[ZKP_POREP_PARENTS][256];
-	zkp_num labels[ZKP_POREP_MAX_LAYERS];
-};
-
-static void challenge(zkp_cs *cs, const zkp_porep_shape *s, const zkp_porep_challenge *ch,
-		      const zkp_num *comm_d, const zkp_num *comm_c, const zkp_num *comm_r_last,
-		      const zkp_bool replica_bits[256], struct challenge_scratch *x)
+void porep_challenge(zkp_cs *cs, const zkp_porep_shape *s, const zkp_porep_challenge *ch,
+		     const struct porep_globals *g, struct porep_scratch *x)
 {
 	const bool w = ch != NULL;
+	const zkp_num *comm_d = &g->comm_d, *comm_c = &g->comm_c, *comm_r_last = &g->comm_r_last;
+	const zkp_bool *replica_bits = g->replica_bits;
 	const unsigned L = s->layers;
 	zkp_tree_shape td, tcr;
 	zkp_porep_tree_d(s, &td);
@@ -291,13 +285,7 @@ void zkp_porep_circuit_fn(zkp_cs *cs, void *job)
 	zkp_porep_circuit(cs, j->shape, zkp_cs_witness(cs) ? j->witness : NULL);
 }
 
-/* The part before the first challenge, and what every challenge uses. */
-struct globals {
-	zkp_num comm_d, comm_c, comm_r_last;
-	zkp_bool replica_bits[256];
-};
-
-static void global_part(zkp_cs *cs, const zkp_porep_witness *w, struct globals *g)
+void porep_global_part(zkp_cs *cs, const zkp_porep_witness *w, struct porep_globals *g)
 {
 	const bool wit = zkp_cs_witness(cs);
 	zkp_num replica_id = zkp_num_alloc(cs, wit ? &w->replica_id : NULL);
@@ -331,16 +319,15 @@ void zkp_porep_circuit(zkp_cs *cs, const zkp_porep_shape *s, const zkp_porep_wit
 		zkp_cs_fail(cs, ZKP_ERR_INVAL, "a witness pass needs the partition's values");
 		return;
 	}
-	struct challenge_scratch *x = malloc(sizeof(*x));
-	struct globals g;
+	struct porep_scratch *x = malloc(sizeof(*x));
+	struct porep_globals g;
 	if (!x) {
 		zkp_cs_fail(cs, ZKP_ERR_NOMEM, "no memory for a challenge");
 		return;
 	}
-	global_part(cs, w, &g);
+	porep_global_part(cs, w, &g);
 	for (unsigned i = 0; i < s->challenges && !zkp_cs_error(cs); i++)
-		challenge(cs, s, wit ? &w->challenges[i] : NULL, &g.comm_d, &g.comm_c, &g.comm_r_last,
-			  g.replica_bits, x);
+		porep_challenge(cs, s, wit ? &w->challenges[i] : NULL, &g, x);
 	free(x);
 }
 
@@ -361,16 +348,38 @@ void zkp_porep_public_inputs(zkp_fr *out, const zkp_porep_shape *s, const zkp_fr
 	}
 }
 
+int porep_layout(const zkp_porep_shape *s, struct porep_layout *ret, zkp_error *err)
+{
+	struct porep_scratch *x = malloc(sizeof(*x));
+	struct porep_globals g;
+	zkp_cs cs;
+	if (!x)
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "no memory for a challenge");
+	zkp_cs_init_shape(&cs);
+	porep_global_part(&cs, NULL, &g);
+	ret->in0 = cs.inputs;
+	ret->aux0 = cs.aux;
+	ret->rows0 = cs.rows;
+	porep_challenge(&cs, s, NULL, &g, x);
+	ret->in_per = cs.inputs - ret->in0;
+	ret->aux_per = cs.aux - ret->aux0;
+	ret->rows_per = cs.rows - ret->rows0;
+	ret->inputs = ret->in0 + s->challenges * ret->in_per;
+	ret->aux = ret->aux0 + s->challenges * ret->aux_per;
+	ret->rows = ret->rows0 + s->challenges * ret->rows_per;
+	zkp_cs_release(&cs);
+	free(x);
+	return 0;
+}
+
 /* ---- the witness, challenges in parallel ---- */
 
 struct par {
 	const zkp_porep_shape *s;
 	const zkp_porep_witness *in;
 	zkp_fr *w;
-	uint64_t inputs, aux;        /* the circuit's totals */
-	uint64_t in0, aux0;          /* after the global part */
-	uint64_t in_per, aux_per;    /* per challenge */
-	const struct globals *g;
+	struct porep_layout lay;
+	const struct porep_globals *g;
 	pthread_mutex_t lock;
 	int err;
 	zkp_error error;
@@ -389,18 +398,18 @@ static void par_fail(struct par *p, const zkp_cs *cs, unsigned i, int rc)
 static void par_chunk(void *arg, size_t begin, size_t end)
 {
 	struct par *p = arg;
-	struct challenge_scratch *x = malloc(sizeof(*x));
+	const struct porep_layout *y = &p->lay;
+	struct porep_scratch *x = malloc(sizeof(*x));
 	for (size_t i = begin; i < end; i++) {
 		zkp_cs cs;
-		zkp_cs_init_witness_at(&cs, p->inputs, p->aux, p->w, p->in0 + i * p->in_per,
-				       p->aux0 + i * p->aux_per);
+		zkp_cs_init_witness_at(&cs, y->inputs, y->aux, p->w, y->in0 + i * y->in_per,
+				       y->aux0 + i * y->aux_per);
 		if (!x)
 			zkp_cs_fail(&cs, ZKP_ERR_NOMEM, "no memory for a challenge");
 		else
-			challenge(&cs, p->s, &p->in->challenges[i], &p->g->comm_d, &p->g->comm_c,
-				  &p->g->comm_r_last, p->g->replica_bits, x);
-		if (!zkp_cs_error(&cs) && (cs.aux != p->aux0 + (i + 1) * p->aux_per ||
-					   cs.inputs != p->in0 + (i + 1) * p->in_per))
+			porep_challenge(&cs, p->s, &p->in->challenges[i], p->g, x);
+		if (!zkp_cs_error(&cs) && (cs.aux != y->aux0 + (i + 1) * y->aux_per ||
+					   cs.inputs != y->in0 + (i + 1) * y->in_per))
 			zkp_cs_fail(&cs, ZKP_ERR_MISMATCH, "allocated other than its shape");
 		if (zkp_cs_error(&cs))
 			par_fail(p, &cs, (unsigned)i, zkp_cs_error(&cs));
@@ -412,34 +421,23 @@ static void par_chunk(void *arg, size_t begin, size_t end)
 int zkp_porep_witness_parallel(const zkp_porep_shape *s, const zkp_porep_witness *in, zkp_fr *w,
 			       uint64_t inputs, uint64_t aux, zkp_pool *pool, zkp_error *err)
 {
-	struct par p = { .s = s, .in = in, .w = w, .inputs = inputs, .aux = aux };
-	struct challenge_scratch *x = malloc(sizeof(*x));
-	struct globals g;
+	struct par p = { .s = s, .in = in, .w = w };
+	struct porep_globals g;
 	zkp_cs cs;
 	int rc;
 
-	if (!x)
-		return zkp_error_set(err, ZKP_ERR_NOMEM, "no memory for a challenge");
 	/* Where each challenge's variables start: a shape pass of the global
 	 * part and of one challenge (every challenge allocates alike). */
-	zkp_cs_init_shape(&cs);
-	global_part(&cs, NULL, &g);
-	p.in0 = cs.inputs;
-	p.aux0 = cs.aux;
-	challenge(&cs, s, NULL, &g.comm_d, &g.comm_c, &g.comm_r_last, g.replica_bits, x);
-	p.in_per = cs.inputs - p.in0;
-	p.aux_per = cs.aux - p.aux0;
-	zkp_cs_release(&cs);
-	free(x);
-	if (p.in0 + s->challenges * p.in_per != inputs || p.aux0 + s->challenges * p.aux_per != aux)
+	if ((rc = porep_layout(s, &p.lay, err)))
+		return rc;
+	if (p.lay.inputs != inputs || p.lay.aux != aux)
 		return zkp_error_set(err, ZKP_ERR_MISMATCH,
 				     "a witness of %llu inputs and %llu aux for a circuit of %llu and %llu",
 				     (unsigned long long)inputs, (unsigned long long)aux,
-				     (unsigned long long)(p.in0 + s->challenges * p.in_per),
-				     (unsigned long long)(p.aux0 + s->challenges * p.aux_per));
+				     (unsigned long long)p.lay.inputs, (unsigned long long)p.lay.aux);
 
 	zkp_cs_init_witness(&cs, inputs, aux, w);
-	global_part(&cs, in, &g);
+	porep_global_part(&cs, in, &g);
 	rc = zkp_cs_error(&cs);
 	if (rc) {
 		zkp_error_set(err, rc, "global part: %s", zkp_error_text(&cs.error, rc));

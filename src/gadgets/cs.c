@@ -43,6 +43,14 @@ void zkp_cs_init_rows(zkp_cs *cs, uint64_t total_inputs, zkp_cs_row_fn row, void
 	cs->row_ctx = ctx;
 }
 
+void zkp_cs_init_rows_at(zkp_cs *cs, uint64_t total_inputs, zkp_cs_row_fn row, void *ctx,
+			 uint64_t inputs, uint64_t aux)
+{
+	zkp_cs_init_rows(cs, total_inputs, row, ctx);
+	cs->inputs = inputs;
+	cs->aux = aux;
+}
+
 void zkp_cs_init_witness(zkp_cs *cs, uint64_t total_inputs, uint64_t total_aux, zkp_fr *w)
 {
 	init(cs, ZKP_CS_WITNESS);

@@ -32,7 +32,7 @@ int zkp_cmd_verify(int argc, char **argv);
 int zkp_cmd_dev_ptau(int argc, char **argv);
 int zkp_cmd_export_vk(int argc, char **argv);
 int zkp_cmd_porep(int argc, char **argv);
-/* zkp porep seal | prove | verify (zkp_porep_c2.c); sub names which. */
+/* zkp porep seal | check | prove | verify (zkp_porep_c2.c); sub names which. */
 int zkp_cmd_porep_c2(const char *sub, int argc, char **argv);
 int zkp_cmd_post(int argc, char **argv);
 /* zkp post dev-vanilla (zkp_post_dev.c). */

@@ -170,13 +170,13 @@ int zkp_cmd_porep(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "dev-witness"))
 		return circuit(argc - 1, argv + 1, true);
 	if (argc >= 2 && (!strcmp(argv[1], "seal") || !strcmp(argv[1], "prove") ||
-			  !strcmp(argv[1], "verify")))
+			  !strcmp(argv[1], "verify") || !strcmp(argv[1], "check")))
 		return zkp_cmd_porep_c2(argv[1], argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		help(stdout);
 		return ZKP_EXIT_OK;
 	}
-	fprintf(stderr, "zkp porep: expected a subcommand: circuit, dev-witness, seal, prove or verify\n");
+	fprintf(stderr, "zkp porep: expected a subcommand: circuit, dev-witness, seal, check, prove or verify\n");
 	help(stderr);
 	return ZKP_EXIT_USAGE;
 }

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # PoRep C2 through a real zkpd, end to end: 2 KiB sectors sealed with the
 # development sealer (interactive and synthetic proof versions, the FFI's
-# JSON and the lotus-bench/Curio wrapper), proved with `zkpctl porep` (the
-# C1 sent by value and by path) on the 2 KiB PoRep circuit with an INSECURE
-# development key (scripts/porep-dev-key: made once, then cached), and
-# verified with `zkp porep verify`, which derives the public inputs from the
-# C1's public data and recomputes replica_id. C1s with a flipped byte in a
+# JSON and the lotus-bench/Curio wrapper) and with the sparse one (`zkp
+# porep seal --sparse`: only what the C1 reveals is computed), proved with
+# `zkpctl porep` (the C1 sent by value and by path) on the 2 KiB PoRep
+# circuit with an INSECURE development key (scripts/porep-dev-key: made
+# once, then cached), and verified with `zkp porep verify`, which derives
+# the public inputs from the C1's public data and recomputes replica_id.
+# `zkp porep check` passes the full and the sparse C1 against the circuit's
+# rows, from the .pce and synthesized natively, and names the same first
+# failing row of a tampered one either way. C1s with a flipped byte in a
 # label, a path or a root must fail with an error and never yield a proof.
 # Also: a C1 on a circuit that is not a PoRep circuit, a .pce that is not
 # the configured size's, the metrics, and a sector job's result found again
@@ -36,6 +40,13 @@ seal() { # OUT SECTOR MODE [--wrap]
 }
 seal c1.json 5 interactive
 seal c1s.json 6 synthetic --wrap
+expect 0 "seal a sparse 2 KiB sector (c1sp.json)" "$zkp" porep seal --sparse --sector-size 2KiB \
+	--random 8 --prover-id "$prover" --sector-id 8 --ticket "$ticket" --seed "$seed" -o c1sp.json
+check "the sparse sealer says its C1 is no seal" "$(said)" has 'a DEVELOPMENT C1, not a seal' out.txt
+expect 2 "--sparse refuses a synthetic proof version" "$zkp" porep seal --sparse \
+	--sector-size 2KiB --random 8 --prover-id "$prover" --sector-id 8 --ticket "$ticket" \
+	--seed "$seed" --mode synthetic -o x.json
+check "the refusal says why" "$(said)" grep -q 'interactive proof versions only' err.txt
 
 # flip KEY NTH IN OUT: OUT is IN with the lowest bit flipped in the first
 # number after the NTH (0-based) occurrence of KEY (its last digit d becomes
@@ -51,6 +62,34 @@ flip() {
 flip '"rows":[[' 0 c1.json bad-label.json
 flip '"hashes":[[' 3 c1.json bad-path.json
 flip '"root":[' 1 c1.json bad-root.json
+
+# --- zkp porep check: C1s against the circuit's rows, no key ------------------
+
+pce=$keydir/porep-2k.pce
+for c in c1.json c1sp.json; do
+	expect 0 "zkp porep check passes $c against the .pce" "$zkp" porep check --c1 "$c" \
+		--pce "$pce"
+	check "it counts the circuit's rows ($c, .pce)" "$(said)" \
+		grep -q 'partition 0 *passed: 2687921 rows satisfied' out.txt
+	expect 0 "zkp porep check passes $c against the native circuit" "$zkp" porep check \
+		--c1 "$c" --sector-size 2KiB --threads 2
+	check "it counts the same rows ($c, streamed)" "$(said)" \
+		grep -q 'partition 0 *passed: 2687921 rows satisfied (streamed)' out.txt
+done
+flip '"hashes":[[' 3 c1sp.json bad-sparse-path.json
+expect 1 "a sparse C1 with a flipped path sibling fails the check against the .pce" "$zkp" \
+	porep check --c1 bad-sparse-path.json --pce "$pce"
+row_pce=$(sed -n 's/.*FAILED: row \([0-9]*\) of 2687921.*/\1/p' out.txt)
+check "the failure names its first failing row (.pce)" "$(said)" test -n "$row_pce"
+expect 1 "it fails the native check too" "$zkp" porep check --c1 bad-sparse-path.json \
+	--sector-size 2KiB
+row_native=$(sed -n 's/.*FAILED: row \([0-9]*\) of 2687921.*/\1/p' out.txt)
+check "both name the same row ($row_pce)" "$(said)" test "$row_native" = "$row_pce"
+check "stderr gives the row's A.w, B.w and C.w" "$(said)" grep -q "row $row_pce .*A.w = 0x" err.txt
+expect 1 "zkp porep check refuses a --sector-size other than the C1's" "$zkp" porep check \
+	--c1 c1sp.json --sector-size 8MiB
+expect 2 "zkp porep check refuses a partition the C1 does not have" "$zkp" porep check \
+	--c1 c1sp.json --sector-size 2KiB --partition 1
 
 cat >zkpd.ini <<EOF
 [server]
@@ -107,6 +146,12 @@ expect 0 "zkp porep verify accepts it (replica_id recomputed)" "$zkp" porep veri
 check "zkp porep verify says valid" "$(said)" grep -qx valid out.txt
 expect 1 "zkp porep verify refuses it for another sector id" "$zkp" porep verify --vk "$vk" \
 	--c1 c1.json --proof c2.bin --prover-id "$prover" --sector-id 7
+
+expect 0 "zkpctl porep proves a sparse C1 like a sealed one" \
+	"${ctl[@]}" porep porep-2k c1sp.json --request-id sparse-8 --out c2sp.bin
+expect 0 "zkp porep verify accepts the sparse C1's proof (replica_id recomputed)" "$zkp" \
+	porep verify --vk "$vk" --c1 c1sp.json --proof c2sp.bin --prover-id "$prover" --sector-id 8
+check "zkp porep verify says valid for it" "$(said)" grep -qx valid out.txt
 
 expect 0 "zkpctl porep proves a synthetic, wrapped C1 by path" \
 	"${ctl[@]}" porep porep-2k --c1-path "$work/c1s.json" --out c2s.bin
@@ -171,7 +216,7 @@ done
 check "the partition job stops too" "$(head -c 400 status.json)" grep -q '"jobs":\[\]' status.json
 
 expect 0 "metrics" "${ctl[@]}" metrics
-check "metrics count 2 sectors done" "$(said)" has 'zkpd_porep_sectors_total{state="done"} 2' out.txt
+check "metrics count 3 sectors done" "$(said)" has 'zkpd_porep_sectors_total{state="done"} 3' out.txt
 check "metrics count 3 sectors failed" "$(said)" \
 	has 'zkpd_porep_sectors_total{state="failed"} 3' out.txt
 check "metrics count 1 sector cancelled" "$(said)" \
