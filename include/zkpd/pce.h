@@ -40,11 +40,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zkpd/csr.h"
 #include "zkpd/error.h"
 #include "zkpd/ff.h"
 #include "zkpd/pool.h"
 
-#define ZKP_PCE_BLOCK_ROWS 64
+#define ZKP_PCE_BLOCK_ROWS ZKP_CSR_BLOCK_ROWS
 #define ZKP_PCE_DIGEST_BYTES 32
 #define ZKP_PCE_LABEL_BYTES 32
 
@@ -58,21 +59,9 @@ typedef struct {
 	uint64_t nnz[3];        /* per matrix, A B C */
 } zkp_pce_dims;
 
-/* One matrix, as mapped (pointers into the file) plus its decoded values. */
-typedef struct {
-	uint64_t rows, nnz, n_values, n_escapes, n_overflow;
-	const uint8_t *row_len;
-	const struct zkp_pce_block {
-		uint64_t nnz_offset;
-		uint32_t overflow_index;
-		uint32_t escape_index;
-	} *blocks; /* ceil(rows / ZKP_PCE_BLOCK_ROWS) entries */
-	const uint32_t *cols;
-	const uint8_t *codes;
-	const uint32_t *escapes;
-	const uint32_t *overflow;
-	const zkp_fr *values; /* Montgomery, n_values entries (heap) */
-} zkp_pce_csr;
+/* One matrix, as mapped (pointers into the file) plus its decoded values
+ * (csr.h; values on the heap). */
+typedef zkp_csr zkp_pce_csr;
 
 typedef struct zkp_pce zkp_pce;
 

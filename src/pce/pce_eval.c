@@ -4,10 +4,8 @@
  *
  * Work is split by blocks of ZKP_PCE_BLOCK_ROWS rows: a block entry holds
  * the non-zero, overflow and escape positions at its first row, so a thread
- * starts anywhere without a prefix scan. Per non-zero the loop reads 4 bytes
- * of column and 1 byte of code, and a witness element; +1 and -1 cost one
- * field addition or subtraction, any other code a multiplication by an
- * entry of the small values table (which stays in cache).
+ * starts anywhere without a prefix scan; each block is csr.h's
+ * zkp_csr_eval_block.
  *
  * The loader bounded every index followed here (columns, codes, escapes,
  * overflow and block entries), so no check is repeated per non-zero.
@@ -18,50 +16,6 @@
 #include <string.h>
 
 #include "pce_int.h"
-
-#define PREFETCH 16
-
-/* Rows of block blk of matrix c into out[0 .. rows in block). */
-static void eval_block(const zkp_pce_csr *c, const zkp_fr *w, uint64_t blk, zkp_fr *out)
-{
-	const struct zkp_pce_block *bl = &c->blocks[blk];
-	uint64_t r0 = blk * ZKP_PCE_BLOCK_ROWS;
-	uint64_t r1 = r0 + ZKP_PCE_BLOCK_ROWS < c->rows ? r0 + ZKP_PCE_BLOCK_ROWS : c->rows;
-	uint64_t k = bl->nnz_offset;
-	uint32_t ovf = bl->overflow_index, esc = bl->escape_index;
-	const uint32_t *cols = c->cols;
-	const uint8_t *codes = c->codes;
-	const zkp_fr *values = c->values;
-	const uint64_t nnz = c->nnz;
-
-	for (uint64_t r = r0; r < r1; r++) {
-		uint64_t len = c->row_len[r];
-		if (len == PCE_ROW_LEN_OVERFLOW)
-			len = c->overflow[ovf++];
-		zkp_fr acc, t;
-		zkp_fr_set_zero(&acc);
-		for (uint64_t end = k + len; k < end; k++) {
-			/* Witness reads are scattered; start the one PREFETCH terms
-			 * ahead so its cache miss overlaps the arithmetic. */
-			if (k + PREFETCH < nnz)
-				__builtin_prefetch(&w[cols[k + PREFETCH]]);
-			const zkp_fr *x = &w[cols[k]];
-			uint8_t code = codes[k];
-			if (code == PCE_CODE_ONE) {
-				zkp_fr_add(&acc, &acc, x);
-			} else if (code == PCE_CODE_MINUS_ONE) {
-				zkp_fr_sub(&acc, &acc, x);
-			} else {
-				const zkp_fr *v = code == PCE_CODE_ESCAPE
-							  ? &values[c->escapes[esc++]]
-							  : &values[code - PCE_CODE_FIRST_VALUE];
-				zkp_fr_mul(&t, x, v);
-				zkp_fr_add(&acc, &acc, &t);
-			}
-		}
-		out[r - r0] = acc;
-	}
-}
 
 struct eval_arg {
 	const zkp_pce *pce;
@@ -76,7 +30,7 @@ static void eval_chunk(void *p, size_t begin, size_t end)
 		if (!a->out[m])
 			continue;
 		for (size_t blk = begin; blk < end; blk++)
-			eval_block(&a->pce->m[m], a->w, blk,
+			zkp_csr_eval_block(&a->pce->m[m], a->w, blk,
 				   a->out[m] + blk * ZKP_PCE_BLOCK_ROWS);
 	}
 }
@@ -114,9 +68,9 @@ static void check_chunk(void *p, size_t begin, size_t end)
 		/* A lower row already failed: this block cannot hold the answer. */
 		if (r0 > atomic_load_explicit(&a->first, memory_order_relaxed))
 			return;
-		eval_block(&a->pce->m[0], a->w, blk, va);
-		eval_block(&a->pce->m[1], a->w, blk, vb);
-		eval_block(&a->pce->m[2], a->w, blk, vc);
+		zkp_csr_eval_block(&a->pce->m[0], a->w, blk, va);
+		zkp_csr_eval_block(&a->pce->m[1], a->w, blk, vb);
+		zkp_csr_eval_block(&a->pce->m[2], a->w, blk, vc);
 		uint64_t n = a->pce->dims.n_constraints - r0;
 		if (n > ZKP_PCE_BLOCK_ROWS)
 			n = ZKP_PCE_BLOCK_ROWS;
@@ -161,7 +115,7 @@ int zkp_pce_check(const zkp_pce *pce, const zkp_fr *w, uint64_t *first_row, zkp_
 	zkp_fr v[3][ZKP_PCE_BLOCK_ROWS];
 	char hx[3][67];
 	for (int m = 0; m < 3; m++) {
-		eval_block(&pce->m[m], w, row / ZKP_PCE_BLOCK_ROWS, v[m]);
+		zkp_csr_eval_block(&pce->m[m], w, row / ZKP_PCE_BLOCK_ROWS, v[m]);
 		fr_hex(hx[m], &v[m][row % ZKP_PCE_BLOCK_ROWS]);
 	}
 	return zkp_error_set(err, ZKP_ERR_UNSATISFIED,

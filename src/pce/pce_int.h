@@ -34,11 +34,11 @@
 #define PCE_N_SECTIONS (3 * PCE_MATRIX_SECTIONS + 3)
 #define PCE_TABLE_END (PCE_HEADER_BYTES + PCE_N_SECTIONS * PCE_ENTRY_BYTES)
 #define PCE_MAX_DOMAIN_LOG2 28
-#define PCE_ROW_LEN_OVERFLOW 255
-#define PCE_CODE_ONE 0
-#define PCE_CODE_MINUS_ONE 1
-#define PCE_CODE_FIRST_VALUE 2
-#define PCE_CODE_ESCAPE 255
+#define PCE_ROW_LEN_OVERFLOW ZKP_CSR_ROW_LEN_OVERFLOW
+#define PCE_CODE_ONE ZKP_CSR_CODE_ONE
+#define PCE_CODE_MINUS_ONE ZKP_CSR_CODE_MINUS_ONE
+#define PCE_CODE_FIRST_VALUE ZKP_CSR_CODE_FIRST_VALUE
+#define PCE_CODE_ESCAPE ZKP_CSR_CODE_ESCAPE
 #define PCE_SHORT_CODES (PCE_CODE_ESCAPE - PCE_CODE_FIRST_VALUE) /* 253 */
 
 /* Header field offsets. */
@@ -117,7 +117,7 @@ struct zkp_pce {
 const char *pce_section_name(unsigned idx);
 
 /* On-disk block entry: the public struct is the file's layout. */
-_Static_assert(sizeof(struct zkp_pce_block) == 16, "block entry is 16 bytes");
+_Static_assert(sizeof(zkp_csr_block) == 16, "block entry is 16 bytes");
 
 /* Per-matrix counts stored in the header. */
 struct pce_counts {

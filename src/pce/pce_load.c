@@ -309,7 +309,7 @@ static int walk_matrix(struct loader *L, const zkp_pce_csr *c, int m)
 
 	for (uint64_t r = 0; r < c->rows; r++) {
 		if (r % ZKP_PCE_BLOCK_ROWS == 0) {
-			const struct zkp_pce_block *b = &c->blocks[r / ZKP_PCE_BLOCK_ROWS];
+			const zkp_csr_block *b = &c->blocks[r / ZKP_PCE_BLOCK_ROWS];
 			if (b->nnz_offset != k || b->overflow_index != ovf || b->escape_index != esc)
 				return zkp_error_set(L->err, ZKP_ERR_FORMAT,
 						     "%s: section %c.blocks, offset %llu: block %llu says (nnz %llu, overflow %u, escape %u), the rows before it give (%llu, %llu, %llu)",
@@ -484,7 +484,7 @@ int zkp_pce_load(zkp_pce **ret, const char *path, unsigned flags, zkp_error *err
 		c->n_escapes = L.h.m[m].n_escapes;
 		c->n_overflow = L.h.m[m].n_overflow;
 		c->row_len = p + L.off[base + PCE_ROW_LEN];
-		c->blocks = (const struct zkp_pce_block *)(p + L.off[base + PCE_BLOCKS]);
+		c->blocks = (const zkp_csr_block *)(p + L.off[base + PCE_BLOCKS]);
 		c->cols = (const uint32_t *)(p + L.off[base + PCE_COLS]);
 		c->codes = p + L.off[base + PCE_CODES];
 		c->escapes = (const uint32_t *)(p + L.off[base + PCE_ESCAPES]);
