@@ -27,7 +27,9 @@
 # single sector's measured time.
 #
 # Usage: bench/gpu-porep.sh --kit KIT_DIR [--sector-size 2KiB|8MiB|512MiB|32GiB|64GiB]
-# Environment: TOTAL_S (default 540), SECTORS (3), WORK (the circuit, key,
+# Environment: TOTAL_S (default 540), SECTORS (3), EST_SCALE (a whole
+# factor on every estimate and cap, for a machine slower than the H200's
+# host: default 1), WORK (the circuit, key,
 # C1 outputs and proofs; default /tmp/gpu-porep; about 52 GB at 32 GiB),
 # GPU_POREP_OUT (at most 7 files: gpu-porep.log, summary.txt,
 # gpu-porep.json, jobs.json, status.json, zkpd.log, smi.csv; default $OUT
@@ -65,7 +67,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$kit" ] || { usage; exit 2; }
 [ -d "$kit/bin" ] || { echo "gpu-porep: no kit directory $kit (want $kit/bin)" >&2; exit 2; }
-for v in TOTAL_S SECTORS; do
+for v in TOTAL_S SECTORS EST_SCALE; do
 	val=${!v:-}
 	if [ -n "$val" ] && ! [[ $val =~ ^[0-9]+$ ]]; then
 		echo "gpu-porep: $v must be a whole number, not '$val'" >&2
@@ -86,6 +88,11 @@ case $size in
 	;;
 esac
 
+scale=${EST_SCALE:-1}
+[ "$scale" -ge 1 ] || { echo "gpu-porep: EST_SCALE must be at least 1" >&2; exit 2; }
+for i in "${!est[@]}"; do
+	est[i]=$((est[i] * scale))
+done
 kit=$(cd "$kit" && pwd)
 export LD_LIBRARY_PATH=$kit/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 zkp=$kit/bin/zkp

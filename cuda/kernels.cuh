@@ -15,6 +15,7 @@
 
 #include "ec.cuh"
 #include "ff.cuh"
+#include "spmv.cuh"
 
 /* ---- NTT ---- */
 
@@ -57,6 +58,16 @@ cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, const dfr *sca
 		       unsigned c, void *ws, cudaStream_t stream);
 cudaError_t msm_g2_run(g2_xyzz *win_host, const g2_affine *bases, const dfr *scalars, size_t n,
 		       unsigned c, void *ws, cudaStream_t stream);
+
+/* ---- evaluation (a = A.w, b = B.w, c = C.w) ---- */
+
+/* out[r] = row r of m times w for r < m->rows, 0 up to n_out (device
+ * memory throughout). Queued on stream. */
+cudaError_t spmv_run(dfr *out, const spmv_csr *m, const dfr *w, size_t n_out, cudaStream_t stream);
+/* *ret = the first r < m with a[r] b[r] != c[r], SPMV_NONE (UINT64_MAX)
+ * when every row holds; first is one device word of workspace. Waits. */
+cudaError_t spmv_first_unsat(uint64_t *ret, const dfr *a, const dfr *b, const dfr *c, size_t m,
+			     unsigned long long *first, cudaStream_t stream);
 
 /* ---- fixed-base multiplication (key setup) ---- */
 

@@ -698,6 +698,66 @@ static int cuda_msm_g2(zkp_backend *be, zkp_g2 *ret, const zkp_dbuf *bases,
 	return cuda_msm<g2_group>(be, ret, bases, scalars, density, n, opts);
 }
 
+/* ---- evaluation ---- */
+
+/* out = m w with the padding to n_out, queued like ntt: out and w are
+ * noted as in use until the stream's next sync. */
+static int cuda_spmv(zkp_backend *be, zkp_dbuf *out, const zkp_backend_csr *m, const zkp_dbuf *w,
+		     size_t n_out)
+{
+	cuda_backend *cb = cuda_of(be);
+	const uint64_t rows = m->shape.rows;
+	if (!out->owned || n_out < rows || out->bytes / sizeof(zkp_fr) < n_out ||
+	    m->blocks.bytes < zkp_csr_blocks(rows) * sizeof(zkp_csr_block) ||
+	    m->row_len.bytes < rows || m->cols.bytes < m->shape.nnz * sizeof(uint32_t) ||
+	    m->codes.bytes < m->shape.nnz)
+		return ZKP_ERR_INVAL;
+	spmv_csr d;
+	d.rows = rows;
+	d.nnz = m->shape.nnz;
+	d.row_len = (const uint8_t *)m->row_len.ptr;
+	d.blocks = (const uint64_t *)m->blocks.ptr;
+	d.cols = (const uint32_t *)m->cols.ptr;
+	d.codes = (const uint8_t *)m->codes.ptr;
+	d.escapes = (const uint32_t *)m->escapes.ptr;
+	d.overflow = (const uint32_t *)m->overflow.ptr;
+	d.values = (const dfr *)m->values.ptr;
+	int err = set_device(cb);
+	if (err)
+		return err;
+	if ((err = clear_pending(cb)))
+		goto out;
+	CUDA_TRY(cb, spmv_run((dfr *)out->ptr, &d, (const dfr *)w->ptr, n_out, cb->stream));
+	{
+		const zkp_dbuf *touched[2] = { out, w };
+		err = note_queued(cb, touched, 2);
+	}
+out:
+	return err;
+}
+
+static int cuda_first_unsatisfied(zkp_backend *be, uint64_t *row, const zkp_dbuf *a,
+				  const zkp_dbuf *b, const zkp_dbuf *c, size_t m)
+{
+	cuda_backend *cb = cuda_of(be);
+	size_t cap = m * sizeof(zkp_fr);
+	if (m > SIZE_MAX / sizeof(zkp_fr) || a->bytes < cap || b->bytes < cap || c->bytes < cap)
+		return ZKP_ERR_INVAL;
+	void *word = NULL;
+	int err = set_device(cb);
+	if (!err)
+		err = dev_alloc(cb, &word, sizeof(unsigned long long));
+	if (!err)
+		err = clear_pending(cb);
+	if (err)
+		goto out;
+	CUDA_TRY(cb, spmv_first_unsat(row, (const dfr *)a->ptr, (const dfr *)b->ptr,
+				      (const dfr *)c->ptr, m, (unsigned long long *)word, cb->stream));
+out:
+	dev_free(cb, word, word ? sizeof(unsigned long long) : 0);
+	return err;
+}
+
 /* ---- fixed-base multiplication (key setup) ---- */
 
 /* Points of one chunk on the device at once: its scalars, XYZZ workspace
@@ -913,6 +973,8 @@ static const zkp_backend_ops cuda_ops = {
 	cuda_host_free,
 	cuda_fixed_base_g1,
 	cuda_fixed_base_g2,
+	cuda_spmv,
+	cuda_first_unsatisfied,
 };
 
 /* ---- public entry points ---- */

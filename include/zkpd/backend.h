@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zkpd/csr.h"
 #include "zkpd/ec.h"
 #include "zkpd/error.h"
 #include "zkpd/ff.h"
@@ -44,6 +45,14 @@ typedef struct {
 	size_t bytes;
 	bool owned; /* allocated by the backend (false: imported host memory) */
 } zkp_dbuf;
+
+/* A matrix (csr.h) held by a backend for spmv: its counts, and each of its
+ * arrays imported (import_host: one copy on a device, a reference on the
+ * CPU). Made by zkp_backend_csr_import, freed by zkp_backend_csr_release. */
+typedef struct {
+	zkp_csr shape; /* the counts; its pointers are not used */
+	zkp_dbuf row_len, blocks, cols, codes, escapes, overflow, values;
+} zkp_backend_csr;
 
 typedef struct {
 	const char *name;
@@ -88,6 +97,16 @@ typedef struct {
 			     size_t n);
 	int (*fixed_base_g2)(zkp_backend *be, zkp_g2_affine *out, const zkp_fr *scalars,
 			     size_t n);
+	/* out[r] = row r of m times w for r < m->shape.rows, and 0 for
+	 * m->shape.rows <= r < n_out: the prover's a, b, c with their zero
+	 * padding. out is owned and holds n_out >= rows elements; w (a view
+	 * may do) holds a value for every column. Queued like ntt. */
+	int (*spmv)(zkp_backend *be, zkp_dbuf *out, const zkp_backend_csr *m, const zkp_dbuf *w,
+		    size_t n_out);
+	/* *row = the first r < m with a[r] b[r] != c[r], UINT64_MAX when
+	 * every row holds. Returns when it is known. */
+	int (*first_unsatisfied)(zkp_backend *be, uint64_t *row, const zkp_dbuf *a,
+				 const zkp_dbuf *b, const zkp_dbuf *c, size_t m);
 } zkp_backend_ops;
 
 struct zkp_backend {
@@ -220,6 +239,31 @@ static inline void zkp_backend_host_free(zkp_backend *be, void *p, size_t bytes)
 {
 	be->ops->host_free(be, p, bytes);
 }
+
+static inline int zkp_backend_spmv(zkp_backend *be, zkp_dbuf *out, const zkp_backend_csr *m,
+				   const zkp_dbuf *w, size_t n_out)
+{
+	return be->ops->spmv(be, out, m, w, n_out);
+}
+
+static inline int zkp_backend_first_unsatisfied(zkp_backend *be, uint64_t *row,
+						const zkp_dbuf *a, const zkp_dbuf *b,
+						const zkp_dbuf *c, size_t m)
+{
+	return be->ops->first_unsatisfied(be, row, a, b, c, m);
+}
+
+/* Imports every array of m into be (zkp_backend_csr above). On failure
+ * nothing stays imported. Errors: those of import_host (ZKP_ERR_NOMEM,
+ * ZKP_ERR_DEVICE). */
+int zkp_backend_csr_import(zkp_backend *be, zkp_backend_csr *ret, const zkp_csr *m);
+/* Accepts a zeroed one. */
+void zkp_backend_csr_release(zkp_backend *be, zkp_backend_csr *m);
+/* Bytes the backend holds for it (0 where import_host references). */
+size_t zkp_backend_csr_bytes(const zkp_backend_csr *m);
+/* The matrix with its arrays at the buffers' pointers: host memory on a
+ * host-visible backend, device addresses on a device (for its kernels). */
+zkp_csr zkp_backend_csr_view(const zkp_backend_csr *m);
 
 static inline int zkp_backend_fixed_base_g1(zkp_backend *be, zkp_g1_affine *out,
 					    const zkp_fr *scalars, size_t n)

@@ -3,6 +3,8 @@
  * thread pool, and each MSM takes its workspace for the duration of the call.
  * Host staging memory is ordinary memory: nothing needs pinning.
  */
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -213,6 +215,75 @@ static int cpu_sync(zkp_backend *be)
 	return 0;
 }
 
+/* ---- evaluation ---- */
+
+struct spmv_ctx {
+	zkp_csr m;
+	const zkp_fr *w;
+	zkp_fr *out;
+};
+
+static void spmv_task(void *arg, size_t begin, size_t end)
+{
+	struct spmv_ctx *c = arg;
+	for (size_t blk = begin; blk < end; blk++)
+		zkp_csr_eval_block(&c->m, c->w, blk, c->out + blk * ZKP_CSR_BLOCK_ROWS);
+}
+
+static int cpu_spmv(zkp_backend *be, zkp_dbuf *out, const zkp_backend_csr *m, const zkp_dbuf *w,
+		    size_t n_out)
+{
+	const uint64_t rows = m->shape.rows;
+	if (!out->owned || n_out < rows || out->bytes / sizeof(zkp_fr) < n_out)
+		return ZKP_ERR_INVAL;
+	zkp_pool *pool = cpu_of(be)->pool;
+	struct spmv_ctx c = { zkp_backend_csr_view(m), w->ptr, out->ptr };
+	uint64_t nblocks = zkp_csr_blocks(rows);
+	/* The last block writes whole rows only; the rest is padding. */
+	size_t grain = (size_t)(nblocks / (8 * (uint64_t)zkp_pool_threads(pool)));
+	if (nblocks)
+		zkp_pool_run(pool, (size_t)nblocks, grain ? grain : 1, spmv_task, &c);
+	memset((zkp_fr *)out->ptr + rows, 0, (n_out - rows) * sizeof(zkp_fr));
+	return 0;
+}
+
+struct sat_ctx {
+	const zkp_fr *a, *b, *c;
+	_Atomic uint64_t first; /* UINT64_MAX: every row holds so far */
+};
+
+/* Each chunk records its first failing row; the smallest one wins. */
+static void sat_task(void *arg, size_t begin, size_t end)
+{
+	struct sat_ctx *k = arg;
+	for (size_t i = begin; i < end; i++) {
+		if ((uint64_t)i >= atomic_load_explicit(&k->first, memory_order_relaxed))
+			return; /* an earlier row already fails */
+		zkp_fr ab;
+		zkp_fr_mul(&ab, &k->a[i], &k->b[i]);
+		if (!zkp_fr_eq(&ab, &k->c[i])) {
+			uint64_t cur = atomic_load(&k->first);
+			while ((uint64_t)i < cur &&
+			       !atomic_compare_exchange_weak(&k->first, &cur, (uint64_t)i))
+				;
+			return;
+		}
+	}
+}
+
+/* One Fr multiplication per row over the pool. */
+static int cpu_first_unsatisfied(zkp_backend *be, uint64_t *row, const zkp_dbuf *a,
+				 const zkp_dbuf *b, const zkp_dbuf *c, size_t m)
+{
+	size_t cap = m * sizeof(zkp_fr);
+	if (m > SIZE_MAX / sizeof(zkp_fr) || a->bytes < cap || b->bytes < cap || c->bytes < cap)
+		return ZKP_ERR_INVAL;
+	struct sat_ctx k = { a->ptr, b->ptr, c->ptr, UINT64_MAX };
+	zkp_pool_run(cpu_of(be)->pool, m, 1 << 14, sat_task, &k);
+	*row = atomic_load(&k.first);
+	return 0;
+}
+
 /* The table per call: a few milliseconds against the seconds of a key's
  * section. */
 static int cpu_fixed_base_g1(zkp_backend *be, zkp_g1_affine *out, const zkp_fr *scalars,
@@ -254,6 +325,8 @@ static const zkp_backend_ops cpu_ops = {
 	.host_free = cpu_host_free,
 	.fixed_base_g1 = cpu_fixed_base_g1,
 	.fixed_base_g2 = cpu_fixed_base_g2,
+	.spmv = cpu_spmv,
+	.first_unsatisfied = cpu_first_unsatisfied,
 };
 
 int zkp_backend_cpu_new(zkp_backend **ret, zkp_pool *pool)

@@ -135,6 +135,18 @@ static int f_fixed_base_g2(zkp_backend *be, zkp_g2_affine *out, const zkp_fr *sc
 	return zkp_backend_fixed_base_g2(faulty_of(be)->inner, out, scalars, n);
 }
 
+static int f_spmv(zkp_backend *be, zkp_dbuf *out, const zkp_backend_csr *m, const zkp_dbuf *w,
+		  size_t n_out)
+{
+	return zkp_backend_spmv(faulty_of(be)->inner, out, m, w, n_out);
+}
+
+static int f_first_unsatisfied(zkp_backend *be, uint64_t *row, const zkp_dbuf *a,
+			       const zkp_dbuf *b, const zkp_dbuf *c, size_t m)
+{
+	return zkp_backend_first_unsatisfied(faulty_of(be)->inner, row, a, b, c, m);
+}
+
 static const zkp_backend_ops faulty_ops = {
 	.name = "faulty",
 	.destroy = f_destroy,
@@ -152,6 +164,8 @@ static const zkp_backend_ops faulty_ops = {
 	.host_free = f_host_free,
 	.fixed_base_g1 = f_fixed_base_g1,
 	.fixed_base_g2 = f_fixed_base_g2,
+	.spmv = f_spmv,
+	.first_unsatisfied = f_first_unsatisfied,
 };
 
 static int faulty_new(zkp_backend **ret, zkp_backend *inner, unsigned every, bool corrupt)

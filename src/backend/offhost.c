@@ -212,6 +212,57 @@ static void oh_host_free(zkp_backend *be, void *p, size_t bytes)
 	zkp_backend_host_free(inner_of(be), p, bytes);
 }
 
+/* The matrix decoded array by array into buffers of the inner backend,
+ * and w; the product encoded into out. */
+static int oh_spmv(zkp_backend *be, zkp_dbuf *out, const zkp_backend_csr *m, const zkp_dbuf *w,
+		   size_t n_out)
+{
+	if (!out->owned || n_out < m->shape.rows || out->bytes / sizeof(zkp_fr) < n_out)
+		return ZKP_ERR_INVAL;
+	zkp_backend_csr d = { .shape = m->shape };
+	const zkp_dbuf *src[] = { &m->row_len, &m->blocks,   &m->cols,	&m->codes,
+				  &m->escapes, &m->overflow, &m->values };
+	zkp_dbuf *dst[] = { &d.row_len, &d.blocks,   &d.cols,  &d.codes,
+			    &d.escapes, &d.overflow, &d.values };
+	zkp_dbuf tw = { 0 }, to = { 0 };
+	int rc = 0;
+	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]) && !rc; i++)
+		rc = decoded(be, dst[i], src[i], src[i]->bytes);
+	if (!rc)
+		rc = decoded(be, &tw, w, w->bytes);
+	if (!rc)
+		rc = zkp_backend_alloc(inner_of(be), &to, n_out * sizeof(zkp_fr));
+	if (!rc)
+		rc = zkp_backend_spmv(inner_of(be), &to, &d, &tw, n_out);
+	if (!rc)
+		rc = zkp_backend_sync(inner_of(be));
+	if (!rc)
+		scramble(out->ptr, to.ptr, n_out * sizeof(zkp_fr), out->ptr);
+	zkp_backend_release(inner_of(be), &to);
+	zkp_backend_release(inner_of(be), &tw);
+	for (size_t i = 0; i < sizeof(dst) / sizeof(dst[0]); i++)
+		zkp_backend_release(inner_of(be), dst[i]);
+	return rc;
+}
+
+static int oh_first_unsatisfied(zkp_backend *be, uint64_t *row, const zkp_dbuf *a,
+				const zkp_dbuf *b, const zkp_dbuf *c, size_t m)
+{
+	size_t bytes = m * sizeof(zkp_fr);
+	zkp_dbuf ta = { 0 }, tb = { 0 }, tc = { 0 };
+	int rc = decoded(be, &ta, a, bytes);
+	if (!rc)
+		rc = decoded(be, &tb, b, bytes);
+	if (!rc)
+		rc = decoded(be, &tc, c, bytes);
+	if (!rc)
+		rc = zkp_backend_first_unsatisfied(inner_of(be), row, &ta, &tb, &tc, m);
+	zkp_backend_release(inner_of(be), &tc);
+	zkp_backend_release(inner_of(be), &tb);
+	zkp_backend_release(inner_of(be), &ta);
+	return rc;
+}
+
 /* Host memory in and out: nothing to decode. */
 static int oh_fixed_base_g1(zkp_backend *be, zkp_g1_affine *out, const zkp_fr *scalars,
 			    size_t n)
@@ -242,6 +293,8 @@ static const zkp_backend_ops offhost_ops = {
 	.host_free = oh_host_free,
 	.fixed_base_g1 = oh_fixed_base_g1,
 	.fixed_base_g2 = oh_fixed_base_g2,
+	.spmv = oh_spmv,
+	.first_unsatisfied = oh_first_unsatisfied,
 };
 
 int zkp_backend_offhost_new(zkp_backend **ret, zkp_backend *inner)
