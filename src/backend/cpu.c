@@ -212,6 +212,14 @@ static int cpu_sync(zkp_backend *be)
 	return 0;
 }
 
+/* The CPU backend's work runs on the caller's threads: not a device. */
+static int cpu_busy_seconds(zkp_backend *be, double *ret)
+{
+	(void)be;
+	*ret = 0;
+	return ZKP_ERR_UNSUPPORTED;
+}
+
 static const zkp_backend_ops cpu_ops = {
 	.name = "cpu",
 	.destroy = cpu_destroy,
@@ -227,6 +235,7 @@ static const zkp_backend_ops cpu_ops = {
 	.sync = cpu_sync,
 	.host_alloc = cpu_host_alloc,
 	.host_free = cpu_host_free,
+	.busy_seconds = cpu_busy_seconds,
 };
 
 int zkp_backend_cpu_new(zkp_backend **ret, zkp_pool *pool)

@@ -125,6 +125,11 @@ static void f_host_free(zkp_backend *be, void *p, size_t bytes)
 	zkp_backend_host_free(faulty_of(be)->inner, p, bytes);
 }
 
+static int f_busy_seconds(zkp_backend *be, double *ret)
+{
+	return zkp_backend_busy_seconds(faulty_of(be)->inner, ret);
+}
+
 static const zkp_backend_ops faulty_ops = {
 	.name = "faulty",
 	.destroy = f_destroy,
@@ -140,6 +145,7 @@ static const zkp_backend_ops faulty_ops = {
 	.sync = f_sync,
 	.host_alloc = f_host_alloc,
 	.host_free = f_host_free,
+	.busy_seconds = f_busy_seconds,
 };
 
 static int faulty_new(zkp_backend **ret, zkp_backend *inner, unsigned every, bool corrupt)

@@ -7,9 +7,11 @@
  * inner backend and encodes what it writes: slow, and meant only to prove
  * that a caller goes through upload and download as it must for a device.
  */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "zkpd/backend.h"
 #include "zkpd/error.h"
@@ -19,7 +21,21 @@
 struct offhost_backend {
 	zkp_backend base; /* first: the ops receive this pointer */
 	zkp_backend *inner;
+	_Atomic uint64_t busy_ns; /* its ntt, msm_g1 and h_pointwise calls' wall time */
 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Adds the time since t0 (now_ns) to the device's busy time. */
+static void busy_add(zkp_backend *be, uint64_t t0)
+{
+	atomic_fetch_add(&((struct offhost_backend *)be)->busy_ns, now_ns() - t0);
+}
 
 static zkp_backend *inner_of(zkp_backend *be)
 {
@@ -107,6 +123,7 @@ static int oh_ntt(zkp_backend *be, zkp_dbuf *data, const zkp_ntt_domain *d,
 	size_t bytes = d->n * sizeof(zkp_fr);
 	if (!data->owned || data->bytes < bytes)
 		return ZKP_ERR_INVAL;
+	uint64_t t0 = now_ns();
 	zkp_dbuf tmp = { 0 };
 	int rc = decoded(be, &tmp, data, bytes);
 	if (!rc)
@@ -116,6 +133,7 @@ static int oh_ntt(zkp_backend *be, zkp_dbuf *data, const zkp_ntt_domain *d,
 	if (!rc)
 		scramble(data->ptr, tmp.ptr, bytes, data->ptr);
 	zkp_backend_release(inner_of(be), &tmp);
+	busy_add(be, t0);
 	return rc;
 }
 
@@ -163,7 +181,10 @@ static int oh_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
 		     const zkp_dbuf *scalars, const uint64_t *density, size_t n,
 		     const zkp_msm_opts *opts)
 {
-	return oh_msm(be, ret, false, bases, scalars, density, n, opts);
+	uint64_t t0 = now_ns();
+	int rc = oh_msm(be, ret, false, bases, scalars, density, n, opts);
+	busy_add(be, t0);
+	return rc;
 }
 
 static int oh_msm_g2(zkp_backend *be, zkp_g2 *ret, const zkp_dbuf *bases,
@@ -179,6 +200,7 @@ static int oh_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, const
 	size_t bytes = n * sizeof(zkp_fr);
 	if (!a->owned || a->bytes < bytes)
 		return ZKP_ERR_INVAL;
+	uint64_t t0 = now_ns();
 	zkp_dbuf ta = { 0 }, tb = { 0 }, tc = { 0 };
 	int rc = decoded(be, &ta, a, bytes);
 	if (!rc)
@@ -194,6 +216,7 @@ static int oh_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, const
 	zkp_backend_release(inner_of(be), &tc);
 	zkp_backend_release(inner_of(be), &tb);
 	zkp_backend_release(inner_of(be), &ta);
+	busy_add(be, t0);
 	return rc;
 }
 
@@ -212,6 +235,12 @@ static void oh_host_free(zkp_backend *be, void *p, size_t bytes)
 	zkp_backend_host_free(inner_of(be), p, bytes);
 }
 
+static int oh_busy_seconds(zkp_backend *be, double *ret)
+{
+	*ret = 1e-9 * (double)atomic_load(&((struct offhost_backend *)be)->busy_ns);
+	return 0;
+}
+
 static const zkp_backend_ops offhost_ops = {
 	.name = "offhost",
 	.destroy = oh_destroy,
@@ -227,6 +256,7 @@ static const zkp_backend_ops offhost_ops = {
 	.sync = oh_sync,
 	.host_alloc = oh_host_alloc,
 	.host_free = oh_host_free,
+	.busy_seconds = oh_busy_seconds,
 };
 
 int zkp_backend_offhost_new(zkp_backend **ret, zkp_backend *inner)
@@ -240,6 +270,7 @@ int zkp_backend_offhost_new(zkp_backend **ret, zkp_backend *inner)
 	oh->base.ops = &offhost_ops;
 	oh->base.host_visible = false;
 	oh->inner = inner;
+	atomic_init(&oh->busy_ns, 0);
 	*ret = &oh->base;
 	return 0;
 }

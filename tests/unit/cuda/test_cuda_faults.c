@@ -30,6 +30,10 @@
  * second stream and wait for the kernels' stream only when they would
  * overwrite memory a queued NTT or H step still uses (or when more
  * operations are queued than the shim tracks), and not after a sync.
+ * Then busy time: the device time the shim's event pairs measure equals
+ * the fake's device time of every kernel launched (each launch takes
+ * FAKE_CUDA_LAUNCH_MS), uploads and downloads add none, and work still in
+ * flight counts only once it is reached, without the query waiting.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -177,6 +181,12 @@ static int st_mem_info(struct scene *s)
 	return zkp_backend_cuda_mem_info(s->be, &total, &used);
 }
 
+static int st_busy(struct scene *s)
+{
+	double busy;
+	return zkp_backend_busy_seconds(s->be, &busy);
+}
+
 static int st_teardown(struct scene *s)
 {
 	zkp_backend_release(s->be, &s->g1);
@@ -211,6 +221,7 @@ static const struct {
 	{ "download", st_download, WORK },
 	{ "host_alloc other size", st_repin, WORK },
 	{ "mem_info", st_mem_info, WORK },
+	{ "busy_seconds", st_busy, WORK },
 	{ "teardown", st_teardown, TEARDOWN },
 };
 #define NSTEPS (sizeof(steps) / sizeof(steps[0]))
@@ -285,6 +296,7 @@ static void leaks(const char *what, unsigned long k)
 	check(fake_cuda_live_device() == 0, "device memory freed", what, k);
 	check(fake_cuda_live_pinned() == 0, "pinned memory freed", what, k);
 	check(fake_cuda_live_streams() == 0, "stream destroyed", what, k);
+	check(fake_cuda_live_events() == 0, "events destroyed", what, k);
 	check(fake_cuda_bad_frees() == 0, "no bad free", what, k);
 	check(zkp_mem_counter(ZKP_MEM_DEVICE) == 0, "device counter back to 0", what, k);
 	check(zkp_mem_counter(ZKP_MEM_PINNED) == 0, "pinned counter back to 0", what, k);
@@ -431,6 +443,55 @@ static void upload_stream(const struct scene *proto)
 	leaks(w, 0);
 }
 
+static double busy_of(zkp_backend *be)
+{
+	double b = -1;
+	return zkp_backend_busy_seconds(be, &b) ? -1 : b;
+}
+
+static bool near(double a, double b)
+{
+	return a - b < 1e-9 && b - a < 1e-9;
+}
+
+/* The busy time the shim measures is the device time of the kernels it
+ * launched, and no more. */
+static void busy_time(const struct scene *proto)
+{
+	struct scene s = *proto;
+	const char *w = "busy time";
+	const double tick = FAKE_CUDA_LAUNCH_MS * 1e-3;
+	fake_cuda_reset();
+	check(st_new(&s) == 0 && st_import(&s) == 0 && st_alloc(&s) == 0, "setup", w, 0);
+	check(busy_of(s.be) == 0, "a new device has not been busy", w, 0);
+	check(st_upload(&s) == 0 && st_pin(&s) == 0 && st_download(&s) == 0 && busy_of(s.be) == 0,
+	      "copies are not busy time", w, 0);
+	check(st_ntt(&s) == 0 && st_ntt_cached(&s) == 0 && st_pointwise(&s) == 0 &&
+		      st_sync(&s) == 0 && st_msm(&s) == 0 && st_msm_density(&s) == 0,
+	      "work", w, 0);
+	unsigned long launched = fake_cuda_launches();
+	check(launched > 0, "kernels were launched", w, 0);
+	check(near(busy_of(s.be), (double)launched * tick),
+	      "busy time is the launched kernels' device time", w, 0);
+	check(st_msm_g2(&s) == 0 && near(busy_of(s.be), (double)launched * tick),
+	      "the G2 MSM (host side) adds none", w, 0);
+
+	/* Work still running on the device counts once it is reached. */
+	fake_cuda_lazy_events(true);
+	double before = busy_of(s.be);
+	check(st_ntt(&s) == 0 && st_pointwise(&s) == 0, "queued work", w, 0);
+	unsigned long queued = fake_cuda_launches() - launched;
+	check(queued > 0 && near(busy_of(s.be), before),
+	      "work in flight is not counted yet, and the query does not wait for it", w, 0);
+	check(st_sync(&s) == 0 && near(busy_of(s.be), before + (double)queued * tick),
+	      "after sync it is", w, 0);
+	check(st_msm(&s) == 0 && st_sync(&s) == 0 &&
+		      near(busy_of(s.be), (double)fake_cuda_launches() * tick),
+	      "an MSM counts whole once synced", w, 0);
+	st_teardown(&s);
+	leaks(w, 0);
+}
+
 int main(void)
 {
 	tu_seed();
@@ -495,6 +556,9 @@ int main(void)
 	f0 = failures;
 	upload_stream(&proto);
 	printf("upload stream: %lu failures\n", failures - f0);
+	f0 = failures;
+	busy_time(&proto);
+	printf("busy time: %lu failures\n", failures - f0);
 	free(mem);
 	printf("total %lu checks, %lu failures\n", checks, failures);
 	return failures ? 1 : 0;
