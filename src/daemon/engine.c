@@ -607,6 +607,18 @@ void job_end(struct zkp_engine *e, struct job *j, enum zkp_job_state state, int 
 	j->state = state;
 	j->t_end = eng_now();
 	job_span(j, ZKP_NSPANS, j->t_end);
+	/* A stage's seconds were read at its end; what the thread did after
+	 * it (a snapshot, the hand-over) went on in its last span. The
+	 * result's stages are their spans' final sums. A split job's stages
+	 * are its partitions' (split_job_ended). */
+	for (int s = 0; !j->split && s < ZKP_NSTAGES; s++)
+		if (j->stages[s].ran)
+			j->stages[s].seconds = 0;
+	for (int sp = 0; !j->split && sp < ZKP_NSPANS; sp++) {
+		enum zkp_stage s = zkp_span_stage((enum zkp_span)sp);
+		if (s < ZKP_NSTAGES && j->stages[s].ran)
+			j->stages[s].seconds += j->spans.seconds[sp];
+	}
 	j->error_code = code;
 	engine_test_job_ended(e);
 	if (msg)
