@@ -35,6 +35,7 @@
 #include "zkpd/groth16_io.h"
 #include "zkpd/groth16_job.h"
 #include "zkpd/groth16_prove.h"
+#include "zkpd/pool.h"
 #include "zkpd/synth.h"
 #include "zkpd/witness.h"
 
@@ -183,7 +184,7 @@ int bench_prove_main(int argc, char **argv)
 {
 	const char *pce_path = NULL, *key = NULL, *wit = NULL, *list = "cpu";
 	uint64_t seed = 1;
-	long threads = sysconf(_SC_NPROCESSORS_ONLN), runs = 3, synth = 0;
+	long threads = zkp_pool_default_threads(), runs = 3, synth = 0;
 	bool no_cache = false;
 	for (int i = 1; i < argc; i++) {
 		bool more = i + 1 < argc;

@@ -1594,10 +1594,8 @@ int zkp_engine_new(zkp_engine **ret, const zkp_config *cfg, zkp_engine_notify_fn
 	e->critical_reserve_cfg = e->cfg.critical_reserve;
 
 	unsigned threads = e->cfg.synthesis_threads;
-	if (!threads) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		threads = n > 0 ? (unsigned)n : 1;
-	}
+	if (!threads)
+		threads = zkp_pool_default_threads();
 	/* The pool's callers work too, so threads - 1 workers make threads. */
 	rc = zkp_pool_new(&e->pool, threads - 1);
 	if (rc) {

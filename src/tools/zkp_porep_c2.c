@@ -14,6 +14,7 @@
 #include "zkpd/porep_c2.h"
 #include "zkpd/porep_graph.h"
 #include "zkpd/porep_seal.h"
+#include "zkpd/pool.h"
 #include "zkpd/rng.h"
 
 static int usage(const char *cmd, const char *text)
@@ -198,12 +199,13 @@ static const char *prove_usage =
 	"C2: proves every partition of the C1 (or only partition K) and writes the\n"
 	"192-byte proofs concatenated. Before a proof is written its public inputs are\n"
 	"derived from the C1's public data (challenges from the seed, parents from the\n"
-	"graph), compared with the vanilla proofs, and the proof verified with them.";
+	"graph), compared with the vanilla proofs, and the proof verified with them.\n"
+	"--threads T: threads to prove on (default: every online CPU).";
 
 static int cmd_prove(int argc, char **argv)
 {
 	const char *c1_path = NULL, *key = NULL, *pce_path = NULL, *out = NULL;
-	long threads = 0, part = -1;
+	long threads = zkp_pool_default_threads(), part = -1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool has = i + 1 < argc;
@@ -237,8 +239,6 @@ static int cmd_prove(int argc, char **argv)
 	zkp_cli_prover lp;
 	zkp_groth16_proof *proofs = NULL;
 	memset(&lp, 0, sizeof(lp));
-	if (threads == 0)
-		threads = 2;
 	if (load_c1("prove", c1_path, &c1, &p, &g))
 		goto out;
 	if (part >= (long)c1->partitions) {

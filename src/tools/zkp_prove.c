@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "zkp_cmds.h"
 #include "zkpd/backend.h"
 #include "zkpd/groth16_io.h"
 #include "zkpd/groth16_prove.h"
+#include "zkpd/pool.h"
 #include "zkpd/witness.h"
 
 static void help(FILE *f)
@@ -56,7 +56,7 @@ int zkp_cmd_prove(int argc, char **argv)
 {
 	const char *key = NULL, *pce_path = NULL, *wit = NULL, *out = NULL, *pub = NULL;
 	bool json = false, no_cache = false;
-	long threads = sysconf(_SC_NPROCESSORS_ONLN);
+	long threads = zkp_pool_default_threads();
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool more = i + 1 < argc;

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "zkp_cmds.h"
 #include "zkpd/groth16_io.h"
 #include "zkpd/groth16_prove.h"
+#include "zkpd/pool.h"
 
 static void help(FILE *f)
 {
@@ -43,7 +43,7 @@ int zkp_cmd_setup(int argc, char **argv)
 	const char *pce_path = NULL, *name = NULL;
 	uint64_t seed = 0;
 	bool have_seed = false;
-	long threads = sysconf(_SC_NPROCESSORS_ONLN);
+	long threads = zkp_pool_default_threads();
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			help(stdout);
