@@ -5,13 +5,15 @@
  * also as views), G1 MSM (sizes 0 to 2^16, random, 0/1-heavy, witness-like
  * and all-zero scalars, density bitmaps, forced windows, scalars passed as
  * a view into a larger buffer) and the host-delegated G2 MSM; plus buffer
- * range checks, views refused as write targets, and pinned host memory
- * (host_alloc / host_free and its ZKP_MEM_PINNED count). Exits 77 when no
- * CUDA device is present.
+ * range checks, views refused as write targets, pinned host memory
+ * (host_alloc / host_free and its ZKP_MEM_PINNED count), and busy time
+ * (copies add none, an NTT and an MSM add kernel time, never more than the
+ * wall time around them). Exits 77 when no CUDA device is present.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "testutil.h"
 #include "zkpd/backend.h"
@@ -388,6 +390,63 @@ static void test_buffers(void)
 	      0);
 }
 
+static double wall(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double busy(void)
+{
+	double b = -1;
+	check(zkp_backend_busy_seconds(gpu, &b) == 0, "busy_seconds answers", 0);
+	return b;
+}
+
+/* Kernel time measured by the shim's events: copies add none; an NTT and
+ * an MSM add some, no more than the wall time around them (the events lie
+ * inside it), all of it once synced. The CPU backend is not a device. */
+static void test_busy(void)
+{
+	double c;
+	check(zkp_backend_busy_seconds(cpu, &c) == ZKP_ERR_UNSUPPORTED, "cpu: not a device", 0);
+	enum { LOG = 20 };
+	size_t n = (size_t)1 << LOG;
+	zkp_fr *h = malloc(n * sizeof(*h));
+	for (size_t i = 0; i < n; i++)
+		rand_fr(&h[i]);
+	check(zkp_backend_sync(gpu) == 0, "sync", 0);
+	double b0 = busy();
+	zkp_dbuf x = to_gpu(h, n * sizeof(*h));
+	check(busy() == b0, "uploads add no busy time", 0);
+	zkp_ntt_domain d;
+	void *mem = aligned_alloc(64, (zkp_ntt_domain_mem_size(LOG) + 63) & ~(size_t)63);
+	zkp_ntt_domain_init(&d, LOG, ZKP_NTT_ROOTS_BELLMAN, NULL, mem, pool);
+	zkp_ntt_opts o = { false, false, ZKP_NTT_NATURAL, ZKP_NTT_BITREV };
+	double t0 = wall();
+	check(zkp_backend_ntt(gpu, &x, &d, &o) == 0 && zkp_backend_sync(gpu) == 0, "ntt", LOG);
+	double t1 = wall(), b1 = busy();
+	check(b1 > b0 && b1 - b0 <= t1 - t0, "an NTT's kernel time, within its wall time", LOG);
+	zkp_g1_affine *pts = points(NPTS);
+	zkp_dbuf bases = to_gpu(pts, NPTS * sizeof(*pts));
+	zkp_g1 r;
+	t0 = wall();
+	check(zkp_backend_msm_g1(gpu, &r, &bases, &x, NULL, NPTS, NULL) == 0 &&
+		      zkp_backend_sync(gpu) == 0, "msm", NPTS);
+	t1 = wall();
+	double b2 = busy();
+	check(b2 > b1 && b2 - b1 <= t1 - t0, "an MSM's kernel time, within its wall time", NPTS);
+	check(busy() == b2, "no work, no busy time", 0);
+	printf("busy: NTT 2^%d %.3f ms, MSM 2^16 %.3f ms of kernel time\n", LOG, 1e3 * (b1 - b0),
+	       1e3 * (b2 - b1));
+	zkp_backend_release(gpu, &bases);
+	zkp_backend_release(gpu, &x);
+	free(pts);
+	free(mem);
+	free(h);
+}
+
 int main(void)
 {
 	int ndev = 0;
@@ -410,6 +469,7 @@ int main(void)
 	test_host_mem();
 	test_msm();
 	test_g2();
+	test_busy();
 	zkp_backend_free(gpu);
 	zkp_backend_free(cpu);
 	zkp_pool_free(pool);
