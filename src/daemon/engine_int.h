@@ -122,8 +122,7 @@ struct job {
 	/* A split job's partition jobs as they end (partitions entries, owned). */
 	zkp_partition_times *parts;
 	/* What its NTT and MSM stages added to its device's busy seconds
-	 * (busy_known: the device measures them). Written by the device
-	 * thread holding the job; read once it ended. */
+	 * (busy_known: the device measures them), under the lock. */
 	bool busy_known;
 	double busy;
 	struct zkp_engine *e; /* for the prover's span observer */
@@ -131,7 +130,7 @@ struct job {
 	zkp_fr *w;
 	size_t n_w;
 	zkp_groth16_job *gj;
-	struct device *dev; /* the device of the pipeline that took it */
+	struct device *dev; /* the device of the pipeline that took it (set under the lock) */
 	bool fell_back;     /* proved on the CPU after a device fault */
 	/* Result. */
 	uint8_t *proof; /* 192 bytes; a sector job's: 192 per partition */

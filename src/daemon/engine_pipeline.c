@@ -304,15 +304,16 @@ static void *cpu_main(void *arg)
 		pthread_mutex_lock(&e->lock);
 		pl->cpu_stage = ZKP_STAGE_EVAL;
 		bool go = enter_stage(e, j, ZKP_STAGE_EVAL);
-		if (go)
+		if (go) {
 			job_span(j, ZKP_SPAN_EVAL, j->t_stage);
+			j->dev = pl->dev; /* read by Status under the lock */
+		}
 		unlock_notify(e);
 		if (!go) {
 			cancel_held(e, &pl->cpu_job, j);
 			pthread_mutex_lock(&e->lock);
 			continue;
 		}
-		j->dev = pl->dev;
 		rc = prover_new(e, j, pl->dev->be, &err);
 		if (!rc)
 			rc = zkp_groth16_job_eval(j->gj, &err);
@@ -374,6 +375,16 @@ static bool busy_read(const struct job *j, double *t)
 	return zkp_backend_sync(j->dev->be) == 0 && zkp_backend_busy_seconds(j->dev->be, t) == 0;
 }
 
+/* Adds what the device's busy seconds grew by during one of j's stages
+ * (Status reads it under the engine lock). */
+static void busy_add(struct zkp_engine *e, struct job *j, double from, double to)
+{
+	pthread_mutex_lock(&e->lock);
+	j->busy_known = true;
+	j->busy += to - from;
+	pthread_mutex_unlock(&e->lock);
+}
+
 /* NTT and MSM of j on its pipeline's device, under the device's lock,
  * with the key's G1 queries resident there (made by the first job of the
  * circuit to reach the device). A job that already fell back to the CPU
@@ -403,10 +414,8 @@ static int device_stages(struct zkp_engine *e, struct pipeline *pl, struct job *
 	bool busy = lock && busy_read(j, &b0);
 	if (!rc)
 		rc = zkp_groth16_job_ntt(j->gj, err);
-	if (busy && busy_read(j, &b1)) {
-		j->busy_known = true;
-		j->busy += b1 - b0;
-	}
+	if (busy && busy_read(j, &b1))
+		busy_add(e, j, b0, b1);
 	if (lock)
 		pthread_mutex_unlock(lock);
 	if (rc)
@@ -420,10 +429,8 @@ static int device_stages(struct zkp_engine *e, struct pipeline *pl, struct job *
 		device_lock(e, j, lock);
 	busy = lock && busy_read(j, &b0);
 	rc = zkp_groth16_job_msm(j->gj, err);
-	if (busy && busy_read(j, &b1)) {
-		j->busy_known = true;
-		j->busy += b1 - b0;
-	}
+	if (busy && busy_read(j, &b1))
+		busy_add(e, j, b0, b1);
 	if (lock)
 		pthread_mutex_unlock(lock);
 	if (rc)
