@@ -40,7 +40,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "bench_util.h"
 #include "check_msm.h"
@@ -366,9 +365,8 @@ static bool parse_kinds(struct opts *o, const char *s)
 
 int bench_check_main(int argc, char **argv)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	struct opts o = { .backend = "cpu", .lo = 10, .hi = 10, .runs = 1, .spots = 8,
-			  .threads = cpus > 0 ? (unsigned)cpus : 1, .roots = ZKP_NTT_ROOTS_BELLMAN,
+			  .threads = zkp_pool_default_threads(), .roots = ZKP_NTT_ROOTS_BELLMAN,
 			  .seed = (uint64_t)bench_now_ns() };
 	o.kinds[CHECK_SC_RANDOM] = true;
 	if (argc < 2 || (strcmp(argv[1], "msm") && strcmp(argv[1], "ntt"))) {

@@ -415,7 +415,7 @@ int main(int argc, char **argv)
 	zkp_error e = { 0 };
 	zkp_backend *be = NULL;
 	zkp_pool *pool = NULL;
-	int err = zkp_pool_new(&pool, 15);
+	int err = zkp_pool_new(&pool, zkp_pool_default_threads() - 1);
 	if (err)
 		return fail("pool", err);
 	if ((err = zkp_backend_cuda_new(&be, 0, &e))) {

@@ -105,7 +105,8 @@ static int usage(void)
 int bench_msm_main(int argc, char **argv)
 {
 	const char *group = "g1", *mode = "auto";
-	unsigned log2n = 16, threads = 1, runs = 5, window = 0, split_pct = 0;
+	unsigned log2n = 16, threads = zkp_pool_default_threads(), runs = 5, window = 0,
+		 split_pct = 0;
 	for (int i = 1; i < argc; i += 2) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!v)

@@ -10,6 +10,7 @@
 
 #include "bench_util.h"
 #include "zkpd/ntt.h"
+#include "zkpd/pool.h"
 
 extern volatile uint64_t bench_sink;
 
@@ -45,7 +46,7 @@ static double time_ntt(zkp_fr *x, const zkp_ntt_domain *d, const zkp_ntt_opts *o
 
 int bench_ntt_main(int argc, char **argv)
 {
-	unsigned log_n = 20, threads = 1;
+	unsigned log_n = 20, threads = zkp_pool_default_threads();
 	int runs = 5;
 	bool coset = false;
 	enum zkp_ntt_roots roots = ZKP_NTT_ROOTS_BELLMAN;

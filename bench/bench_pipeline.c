@@ -44,6 +44,7 @@
 #include "zkpd/groth16_prove.h"
 #include "zkpd/mem.h"
 #include "zkpd/porep_c1.h"
+#include "zkpd/pool.h"
 #include "zkpd/synth.h"
 
 static void help(FILE *f)
@@ -372,7 +373,7 @@ static double median_u64(uint64_t *v, size_t n)
 int bench_pipeline_main(int argc, char **argv)
 {
 	const char *pce_path = NULL, *key = NULL, *out_dir = NULL, *c1_path = NULL;
-	long n = 0, k = 1, threads = sysconf(_SC_NPROCESSORS_ONLN);
+	long n = 0, k = 1, threads = zkp_pool_default_threads();
 	uint64_t seed = 1;
 	bool baseline = false, purge = true, trust = false, no_cache = false;
 	double sample_ms = 5;

@@ -213,7 +213,7 @@ int bench_porep_main(int argc, char **argv)
 {
 	zkp_porep_shape s = { 0 };
 	const char *size = "2KiB";
-	int runs = 5, threads = 2;
+	int runs = 5, threads = (int)zkp_pool_default_threads();
 	unsigned long long seed = 1;
 	zkp_error err = { 0 };
 

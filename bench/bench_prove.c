@@ -36,6 +36,7 @@
 #include "zkpd/groth16_io.h"
 #include "zkpd/groth16_job.h"
 #include "zkpd/groth16_prove.h"
+#include "zkpd/pool.h"
 #include "zkpd/synth.h"
 #include "zkpd/witness.h"
 
@@ -112,12 +113,19 @@ static int load_witness(zkp_fr **w, uint64_t *n_w, const char *path, uint64_t se
 	return zkp_synth_porep(d->n_constraints, seed, NULL, NULL, *w, NULL, err);
 }
 
-enum { ST_WITNESS, ST_EVAL, ST_CHECK, ST_NTT, ST_H, ST_L, ST_A, ST_B1, ST_G1, ST_B2, ST_ASM,
-       ST_VER, ST_PROVE, ST_N };
-static const char *stage_names[ST_N] = { "witness",  "eval",	"sat_check", "ntt",
-					 "msm_h",    "msm_l",	"msm_a",     "msm_b_g1",
-					 "g1_msms",  "msm_b_g2", "assemble",  "verify",
-					 "prove" };
+/* Per run: the witness, the prover's spans (groth16_prove.h), the G1
+ * MSMs together, the G2 MSM's own thread and the whole proof. */
+enum { ST_WITNESS, ST_SPAN0, ST_G1 = ST_SPAN0 + ZKP_GROTH16_SPANS, ST_B2, ST_PROVE, ST_N };
+
+static const char *stage_name(int k)
+{
+	static const char *const own[] = { "g1_msms", "msm_b_g2", "prove" };
+	if (k == ST_WITNESS)
+		return "witness";
+	if (k < ST_G1)
+		return zkp_groth16_span_name((enum zkp_groth16_span)(k - ST_SPAN0));
+	return own[k - ST_G1];
+}
 
 /* The stage medians of R runs (st: R rows of ST_N) as a JSON object. */
 static void json_medians(const char *key, const double *st, long runs)
@@ -127,7 +135,7 @@ static void json_medians(const char *key, const double *st, long runs)
 		double v[1000];
 		for (long r = 0; r < runs; r++)
 			v[r] = st[r * ST_N + k];
-		json_num(stage_names[k], 1e3 * bench_median(v, (size_t)runs));
+		json_num(stage_name(k), 1e3 * bench_median(v, (size_t)runs));
 	}
 	json_end_object();
 }
@@ -154,17 +162,10 @@ static int run_backend(double *st, double *resident_ms, long runs, zkp_backend *
 			rc = zkp_groth16_prove_resident(&proof, &t, pce, pk, w, (size_t)n_w, be, rk,
 							pool, err);
 		free(w);
-		s[ST_EVAL] = t.eval;
-		s[ST_CHECK] = t.sat_check;
-		s[ST_NTT] = t.ntt;
-		s[ST_H] = t.msm_h;
-		s[ST_L] = t.msm_l;
-		s[ST_A] = t.msm_a;
-		s[ST_B1] = t.msm_b_g1;
-		s[ST_G1] = t.g1_msms;
+		for (int k = 0; k < ZKP_GROTH16_SPANS; k++)
+			s[ST_SPAN0 + k] = t.span[k];
+		s[ST_G1] = zkp_groth16_g1_msms(&t);
 		s[ST_B2] = t.msm_b_g2;
-		s[ST_ASM] = t.assemble;
-		s[ST_VER] = t.verify;
 		s[ST_PROVE] = t.total;
 	}
 	zkp_groth16_resident_free(rk);
@@ -183,7 +184,7 @@ int bench_prove_main(int argc, char **argv)
 {
 	const char *pce_path = NULL, *key = NULL, *wit = NULL, *list = "cpu";
 	uint64_t seed = 1;
-	long threads = sysconf(_SC_NPROCESSORS_ONLN), runs = 3, synth = 0;
+	long threads = zkp_pool_default_threads(), runs = 3, synth = 0;
 	bool no_cache = false;
 	for (int i = 1; i < argc; i++) {
 		bool more = i + 1 < argc;

@@ -346,7 +346,7 @@ static void usage(FILE *f)
 
 int bench_spmv_main(int argc, char **argv)
 {
-	struct opts o = { .threads = 1, .runs = 5, .seed = 1 };
+	struct opts o = { .threads = zkp_pool_default_threads(), .runs = 5, .seed = 1 };
 	const char *shape = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--pce") && i + 1 < argc)

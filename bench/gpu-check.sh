@@ -22,7 +22,8 @@
 #   4. whole verified proofs (zkpd-bench prove --synth): 2^20 against the
 #      CPU backend, 2^PROVE_LOG (24) on the GPU, and 2^27 when the estimate
 #      made from the 2^PROVE_LOG run fits what is left (else a message);
-#   5. four proofs through zkpd on the GPU (gpus.devices = auto);
+#   5. four proofs through zkpd on the GPU (gpus.devices = auto), each
+#      job's spans adding up to its total and its device busy time given;
 #   6. hardware counters where ncu can read them: k_group's shared-memory
 #      wavefronts per 128-bit access against the ideal (bank conflicts),
 #      registers and occupancy of k_group and k_acc_chunk;
@@ -424,12 +425,16 @@ if fits "zkpd on the GPU" 40; then
 step "zkpd on the GPU (4 concurrent proofs through the daemon, each verified)"
 # The daemon's device path on the real device: gpus.devices = auto must
 # find the GPU, the key's G1 queries go resident there, and every proof
-# must verify with the circuit's vk. A 2^DAEMON_LOG PoRep-shaped circuit
-# (default 18) with an INSECURE development key.
+# must verify with the circuit's vk; each job's spans must add up to its
+# total within 5 % (zkpctl's "spans S s of T s" line) and its summary line
+# must give the GPU's busy seconds for it. A 2^DAEMON_LOG PoRep-shaped
+# circuit (default 18) with an INSECURE development key.
 dlog=${DAEMON_LOG:-18}
 dd=$(mktemp -d /tmp/zkpd-gpu-check.XXXXXX)
 valid=0
 on_gpu=0
+spans_ok=0
+busy_jobs=0
 if timeout -k 5 "$(cap 120)" "$zkp" synth --shape porep --constraints $(((1 << dlog) - 64)) \
 	-o "$dd/c.pce" --witness "$dd/c.wtns" >>"$log" 2>&1 &&
 	timeout -k 5 "$(cap 180)" "$zkp" setup "$dd/c.pce" -o "$dd/c" >>"$log" 2>&1; then
@@ -463,13 +468,18 @@ CONF
 		ps=()
 		for i in 1 2 3 4; do
 			timeout -k 5 "$dcap" "$zkpctl" --connect "unix:$dd/zkpd.sock" --timeout "$dcap" prove c "$dd/c.wtns" \
-				--out "$dd/p$i.bin" --public-json "$dd/p$i.json" >>"$log" 2>&1 &
+				--out "$dd/p$i.bin" --public-json "$dd/p$i.json" >"$dd/o$i.txt" 2>&1 &
 			ps+=($!)
 		done
 		for i in 1 2 3 4; do
 			if wait "${ps[$((i - 1))]}" && timeout -k 5 "$(cap 60)" "$zkp" verify --vk "$dd/c.INSECURE-DEV.vk" \
 				--proof "$dd/p$i.bin" --public "$dd/p$i.json" 2>/dev/null | grep -qx valid; then
 				valid=$((valid + 1))
+			fi
+			cat "$dd/o$i.txt" >>"$log"
+			if sed -n 's/^  spans \([0-9.]*\) s of \([0-9.]*\) s .*/\1 \2/p' "$dd/o$i.txt" |
+				awk '{ ok = $2 > 0 && $1 >= 0.95 * $2 && $1 <= 1.05 * $2 } END { exit !(NR == 1 && ok) }'; then
+				spans_ok=$((spans_ok + 1))
 			fi
 		done
 		timeout -k 5 "$(cap 20)" "$zkpctl" --connect "unix:$dd/zkpd.sock" status >"$outdir/zkpd-status.txt" \
@@ -478,8 +488,11 @@ CONF
 	kill -TERM "$zpid" 2>/dev/null || true
 	wait "$zpid" 2>/dev/null || true
 	on_gpu=$(grep -c "done: circuit c .* device cuda:" "$outdir/zkpd.log" || true)
-	daemon_row="zkpd 2^$dlog: $valid of 4 proofs valid, $on_gpu on a GPU (status in zkpd-status.txt)"
-	if [ "$valid" -ne 4 ] || [ "$on_gpu" -ne 4 ]; then
+	busy_jobs=$(grep -c "done: circuit c .* device cuda:.* | device busy [0-9.]* s" "$outdir/zkpd.log" ||
+		true)
+	daemon_row="zkpd 2^$dlog: $valid of 4 proofs valid, $on_gpu on a GPU, spans adding up for"
+	daemon_row+=" $spans_ok, device busy time for $busy_jobs (status in zkpd-status.txt)"
+	if [ "$valid" -ne 4 ] || [ "$on_gpu" -ne 4 ] || [ "$spans_ok" -ne 4 ] || [ "$busy_jobs" -ne 4 ]; then
 		status=1
 		tail -n 20 "$outdir/zkpd.log"
 	fi
@@ -489,8 +502,9 @@ else
 fi
 rm -rf "$dd"
 echo "$daemon_row"
-row "zkpd on the GPU" "$([ "$valid" -eq 4 ] && [ "$on_gpu" -eq 4 ] && echo ok || echo FAILED)" \
-	"$valid of 4 proofs valid, $on_gpu on a GPU"
+row "zkpd on the GPU" "$([ "$valid" -eq 4 ] && [ "$on_gpu" -eq 4 ] && [ "$spans_ok" -eq 4 ] &&
+	[ "$busy_jobs" -eq 4 ] && echo ok || echo FAILED)" \
+	"$valid of 4 proofs valid, $on_gpu on a GPU, spans adding up $spans_ok, busy time $busy_jobs"
 fi
 
 # NTT timings with zkpd-gpu-bench on what is left (the MSM was timed by

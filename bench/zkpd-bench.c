@@ -23,9 +23,9 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{ "field", bench_field_main, "field, curve and pairing operations (ns per op)" },
-	{ "ntt", bench_ntt_main, "NTT over Fr: --log2 N --threads T [--coset]" },
+	{ "ntt", bench_ntt_main, "NTT over Fr: --log2 N [--threads T] [--coset]" },
 	{ "msm", bench_msm_main,
-	  "multi-scalar multiplication: --group g1|g2 --log2 N --threads T [--runs R] "
+	  "multi-scalar multiplication: --group g1|g2 --log2 N [--threads T] [--runs R] "
 	  "[--mode auto|xyzz|affine] [--window C] [--split PCT]" },
 	{ "spmv", bench_spmv_main,
 	  "PCE evaluation vs the classic baseline: --pce FILE [--baseline-shape porep --seed S]" },
@@ -61,6 +61,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: zkpd-bench COMMAND [options]\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "--threads T defaults to every online CPU.\n");
 }
 
 int main(int argc, char **argv)

@@ -35,6 +35,11 @@
  * largest has run. They stay counted in the tracker's device memory. Any
  * other allocation that finds the device out of memory lets an idle
  * workspace go and tries once more (dev_alloc); teardown frees it.
+ *
+ * Busy time: each launch sequence on `stream` (an NTT, the pointwise H
+ * step, a G1 MSM's kernels) is bracketed by a pair of events recorded on
+ * `stream` (busy_begin, busy_end; "---- busy time ---" below), and the
+ * device time between them adds up in busy_secs once the end is reached.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -100,6 +105,9 @@ struct flight_range {
 	uint64_t seq;
 };
 
+/* Event pairs recorded and not yet counted into busy_secs. */
+#define BUSY_SLOTS 64
+
 /* A device buffer kept between calls. */
 typedef struct {
 	void *ptr;
@@ -125,6 +133,12 @@ struct cuda_backend {
 	pthread_mutex_t err_lock; /* last, dead; taken around nothing else */
 	zkp_error last;
 	bool dead;
+	pthread_mutex_t busy_seq;  /* held from busy_begin to busy_end */
+	pthread_mutex_t busy_lock; /* busy_ev, busy_head, busy_n, busy_secs; around
+				    * event calls only */
+	cudaEvent_t busy_ev[BUSY_SLOTS][2]; /* start, end; made on first use */
+	unsigned busy_head, busy_n;         /* the ring of pairs not yet counted */
+	double busy_secs;
 };
 
 static cuda_backend *cuda_of(zkp_backend *be)
@@ -362,6 +376,149 @@ static int clear_pending(cuda_backend *cb)
 	return 0;
 }
 
+/* ---- busy time ----
+ *
+ * A pair of events brackets each launch sequence on `stream`. busy_seq is
+ * held from the start event to the end event, so marked work of two
+ * threads never interleaves on the stream and the pairs' intervals never
+ * overlap: their sum is the time the stream spent on that work, host gaps
+ * inside a sequence included (a G1 MSM reads its count of scalars back
+ * before it picks its window: microseconds). Pairs wait in a ring until
+ * their end is reached and are then counted (busy_harvest), by whoever
+ * looks first: the next busy_begin or the busy_seconds query, neither of
+ * which ever waits for the device, except busy_begin when all BUSY_SLOTS
+ * pairs are still in flight (it waits for the oldest; as note_queued syncs
+ * the stream once FLIGHT_SLOTS operations are queued, and every MSM ends
+ * synchronized, that does not happen in practice). A failed event call
+ * is recorded as any CUDA failure (a sticky one marks the backend dead)
+ * and costs the figure that interval only; the work goes on.
+ */
+
+/* Records an event call's failure; a recoverable one is also dropped from
+ * the runtime's pending error, so the launch that follows does not report
+ * it as its own. */
+static void busy_fail(cuda_backend *cb, cudaError_t e, const char *call, int line)
+{
+	cuda_fail(cb, e, call, line);
+	if (!cuda_sticky(e))
+		(void)cudaGetLastError();
+}
+
+static void busy_init(cuda_backend *cb)
+{
+	pthread_mutex_init(&cb->busy_seq, NULL);
+	pthread_mutex_init(&cb->busy_lock, NULL);
+}
+
+static void busy_release(cuda_backend *cb)
+{
+	for (unsigned i = 0; i < BUSY_SLOTS; i++)
+		for (unsigned k = 0; k < 2; k++)
+			if (cb->busy_ev[i][k])
+				(void)cudaEventDestroy(cb->busy_ev[i][k]);
+	pthread_mutex_destroy(&cb->busy_lock);
+	pthread_mutex_destroy(&cb->busy_seq);
+}
+
+/* Counts the pairs whose end event the stream has reached, oldest first
+ * (busy_lock held); stops at the first still in flight. */
+static void busy_harvest(cuda_backend *cb)
+{
+	while (cb->busy_n) {
+		cudaEvent_t *ev = cb->busy_ev[cb->busy_head];
+		cudaError_t e = cudaEventQuery(ev[1]);
+		if (e == cudaErrorNotReady)
+			break;
+		float ms = 0;
+		if (e == cudaSuccess)
+			e = cudaEventElapsedTime(&ms, ev[0], ev[1]);
+		if (e == cudaSuccess)
+			cb->busy_secs += 1e-3 * (double)ms;
+		else
+			busy_fail(cb, e, "cudaEventQuery/ElapsedTime(busy pair)", __LINE__);
+		cb->busy_head = (cb->busy_head + 1) % BUSY_SLOTS;
+		cb->busy_n--;
+	}
+}
+
+/* Before a launch sequence on `stream`: takes busy_seq and records the
+ * start of a pair. True when it did (busy_end must follow); false, holding
+ * nothing, on a dead backend or a failed event call. */
+static bool busy_begin(cuda_backend *cb)
+{
+	if (is_dead(cb))
+		return false;
+	pthread_mutex_lock(&cb->busy_seq);
+	pthread_mutex_lock(&cb->busy_lock);
+	busy_harvest(cb);
+	if (cb->busy_n == BUSY_SLOTS) {
+		/* Only busy_seq's holder adds pairs: the oldest stays put while
+		 * it is waited for without busy_lock. */
+		cudaEvent_t oldest = cb->busy_ev[cb->busy_head][1];
+		pthread_mutex_unlock(&cb->busy_lock);
+		cudaError_t e = cudaEventSynchronize(oldest);
+		pthread_mutex_lock(&cb->busy_lock);
+		if (e != cudaSuccess) {
+			busy_fail(cb, e, "cudaEventSynchronize(oldest)", __LINE__);
+			cb->busy_head = (cb->busy_head + 1) % BUSY_SLOTS;
+			cb->busy_n--;
+		}
+		busy_harvest(cb);
+	}
+	cudaEvent_t *ev = cb->busy_ev[(cb->busy_head + cb->busy_n) % BUSY_SLOTS];
+	cudaError_t e = cudaSuccess;
+	const char *call = "cudaEventCreateWithFlags(busy pair)";
+	for (unsigned k = 0; k < 2 && e == cudaSuccess; k++)
+		if (!ev[k])
+			e = cudaEventCreateWithFlags(&ev[k], cudaEventDefault);
+	if (e == cudaSuccess) {
+		call = "cudaEventRecord(start, stream)";
+		e = cudaEventRecord(ev[0], cb->stream);
+	}
+	pthread_mutex_unlock(&cb->busy_lock);
+	if (e == cudaSuccess)
+		return true;
+	busy_fail(cb, e, call, __LINE__);
+	pthread_mutex_unlock(&cb->busy_seq);
+	return false;
+}
+
+/* After the launch sequence: records the pair's end, which joins the ring,
+ * and lets busy_seq go. A no-op when *open is false; *open becomes false,
+ * so an error path may call it again. */
+static void busy_end(cuda_backend *cb, bool *open)
+{
+	if (!*open)
+		return;
+	*open = false;
+	cudaError_t e = cudaSuccess;
+	if (!is_dead(cb)) {
+		pthread_mutex_lock(&cb->busy_lock);
+		unsigned slot = (cb->busy_head + cb->busy_n) % BUSY_SLOTS;
+		e = cudaEventRecord(cb->busy_ev[slot][1], cb->stream);
+		if (e == cudaSuccess)
+			cb->busy_n++;
+		pthread_mutex_unlock(&cb->busy_lock);
+	}
+	if (e != cudaSuccess)
+		busy_fail(cb, e, "cudaEventRecord(end, stream)", __LINE__);
+	pthread_mutex_unlock(&cb->busy_seq);
+}
+
+static int cuda_busy_seconds(zkp_backend *be, double *ret)
+{
+	cuda_backend *cb = cuda_of(be);
+	*ret = 0;
+	int err = set_device(cb);
+	if (err)
+		return err;
+	pthread_mutex_lock(&cb->busy_lock);
+	busy_harvest(cb);
+	*ret = cb->busy_secs;
+	pthread_mutex_unlock(&cb->busy_lock);
+	return is_dead(cb) ? ZKP_ERR_DEVICE : 0;
+}
+
 static void drop_domain(cuda_backend *cb, dev_domain *d)
 {
 	if (d->used)
@@ -380,6 +537,7 @@ static void cuda_destroy(zkp_backend *be)
 		drop_domain(cb, &cb->domains[i]);
 	ws_drop(cb, &cb->ws_small);
 	ws_drop(cb, &cb->ws_big);
+	busy_release(cb);
 	cudaStreamDestroy(cb->xfer);
 	cudaStreamDestroy(cb->stream);
 	for (unsigned i = 0; i < PINNED_SLOTS; i++)
@@ -532,16 +690,19 @@ static int cuda_ntt(zkp_backend *be, zkp_dbuf *data, const zkp_ntt_domain *d,
 	if (err)
 		return err;
 	const ntt_dev_domain *dv;
+	bool busy = false;
 	pthread_mutex_lock(&cb->lock);
 	err = get_domain(cb, &dv, d);
 	if (!err)
 		err = clear_pending(cb);
 	if (err)
 		goto out;
+	busy = busy_begin(cb);
 	CUDA_TRY(cb, ntt_run((dfr *)data->ptr, dv, opts->inverse, opts->coset,
 			     opts->in_order == ZKP_NTT_BITREV, opts->out_order == ZKP_NTT_BITREV,
 			     cb->stream));
 out:
+	busy_end(cb, &busy);
 	pthread_mutex_unlock(&cb->lock);
 	if (!err) {
 		const zkp_dbuf *touched[1] = { data };
@@ -642,6 +803,7 @@ static int cuda_msm(zkp_backend *be, typename G::jac *ret, const zkp_dbuf *bases
 	const dfr *sc = (const dfr *)scalars->ptr;
 	xyzz win[64];
 	unsigned c = 0;
+	bool busy = false;
 	pthread_mutex_lock(&cb->ws_lock);
 
 	/* ws_small: the compacted scalars and the compaction's space (with a
@@ -656,6 +818,7 @@ static int cuda_msm(zkp_backend *be, typename G::jac *ret, const zkp_dbuf *bases
 		goto out;
 	if ((err = ws_reserve(cb, &cb->ws_small, count_off + 256)) || (err = clear_pending(cb)))
 		goto out;
+	busy = busy_begin(cb);
 	if (density) {
 		char *base = (char *)cb->ws_small.ptr;
 		CUDA_TRY(cb, msm_compact((dfr *)base, sc, density, n, base + head, cb->stream));
@@ -672,12 +835,14 @@ static int cuda_msm(zkp_backend *be, typename G::jac *ret, const zkp_dbuf *bases
 	if ((err = ws_reserve(cb, &cb->ws_big, G::ws_size(m, c))) || (err = clear_pending(cb)))
 		goto out;
 	CUDA_TRY(cb, G::run(win, bases->ptr, sc, m, c, cb->ws_big.ptr, cb->stream));
+	busy_end(cb, &busy);
 
 	/* Horner over the windows: ret = sum_w 2^(wc) W_w (the ones are in
 	 * W_0). */
 	for (unsigned w = msm_windows(c); w-- > 0;)
 		G::horner_step(ret, &win[w], c);
 out:
+	busy_end(cb, &busy);
 	pthread_mutex_unlock(&cb->ws_lock);
 	if (err)
 		G::set_infinity(ret);
@@ -725,14 +890,18 @@ static int cuda_spmv(zkp_backend *be, zkp_dbuf *out, const zkp_backend_csr *m, c
 	int err = set_device(cb);
 	if (err)
 		return err;
+	bool busy = false;
 	if ((err = clear_pending(cb)))
 		goto out;
+	busy = busy_begin(cb);
 	CUDA_TRY(cb, spmv_run((dfr *)out->ptr, &d, (const dfr *)w->ptr, n_out, cb->stream));
+	busy_end(cb, &busy);
 	{
 		const zkp_dbuf *touched[2] = { out, w };
 		err = note_queued(cb, touched, 2);
 	}
 out:
+	busy_end(cb, &busy);
 	return err;
 }
 
@@ -856,17 +1025,21 @@ static int cuda_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, con
 	if (err)
 		return err;
 	dfr s;
+	bool busy = false;
 	if (scale)
 		memcpy(&s, scale, sizeof(s));
 	if ((err = clear_pending(cb)))
 		goto out;
+	busy = busy_begin(cb);
 	CUDA_TRY(cb, ntt_h_pointwise((dfr *)a->ptr, (const dfr *)b->ptr, (const dfr *)c->ptr,
 				     scale ? &s : NULL, n, cb->stream));
+	busy_end(cb, &busy);
 	{
 		const zkp_dbuf *touched[3] = { a, b, c };
 		err = note_queued(cb, touched, 3);
 	}
 out:
+	busy_end(cb, &busy);
 	return err;
 }
 
@@ -975,6 +1148,7 @@ static const zkp_backend_ops cuda_ops = {
 	cuda_fixed_base_g2,
 	cuda_spmv,
 	cuda_first_unsatisfied,
+	cuda_busy_seconds,
 };
 
 /* ---- public entry points ---- */
@@ -1027,6 +1201,7 @@ extern "C" int zkp_backend_cuda_new(zkp_backend **ret, int device, zkp_error *er
 	pthread_mutex_init(&cb->err_lock, NULL);
 	pthread_mutex_init(&cb->ws_lock, NULL);
 	pthread_mutex_init(&cb->flight_lock, NULL);
+	busy_init(cb);
 	cb->base.ops = &cuda_ops;
 	cb->base.host_visible = false;
 	cb->device = device;

@@ -107,6 +107,19 @@ typedef struct {
 	 * every row holds. Returns when it is known. */
 	int (*first_unsatisfied)(zkp_backend *be, uint64_t *row, const zkp_dbuf *a,
 				 const zkp_dbuf *b, const zkp_dbuf *c, size_t m);
+	/* Seconds the device has spent running this backend's work since the
+	 * backend was made (a GPU: its kernels' time, measured on the device
+	 * around each launch sequence of ntt, the MSMs, h_pointwise and
+	 * spmv; never
+	 * the copies, which overlap it). Only work the device has finished
+	 * counts, so a caller that wants all of it calls sync first (an MSM
+	 * that returned its result may still have its closing mark in
+	 * flight). The figure never decreases. Quick (it never waits for the
+	 * device) and callable from any thread beside the operations.
+	 * Errors: ZKP_ERR_UNSUPPORTED from a backend that is not a device
+	 * (the CPU's: its work is the caller's own threads'), ZKP_ERR_DEVICE
+	 * from a device that failed for good. */
+	int (*busy_seconds)(zkp_backend *be, double *ret);
 } zkp_backend_ops;
 
 struct zkp_backend {
@@ -120,7 +133,8 @@ int zkp_backend_cpu_new(zkp_backend **ret, zkp_pool *pool);
 
 /*
  * A fault-injecting wrapper for tests: delegates every call to inner
- * (which it does not own and which must outlive it), except that every
+ * (which it does not own and which must outlive it; busy_seconds too),
+ * except that every
  * `every`-th NTT or G1 MSM, counted across all threads, fails with
  * ZKP_ERR_DEVICE as a GPU fault would. Errors: ZKP_ERR_INVAL (inner NULL
  * or every 0), ZKP_ERR_NOMEM.
@@ -142,6 +156,9 @@ unsigned long zkp_backend_faulty_injected(zkp_backend *be);
  * upload and download computes garbage and fails its checks. Operations
  * decode into temporary host memory, run on inner (host-visible; not
  * owned; must outlive it) and encode the results. import_host copies.
+ * busy_seconds answers as a device's: the wall time of its ntt, msm,
+ * h_pointwise and spmv calls, decoding and encoding included (calls made at
+ * once from several threads each count whole).
  * Errors: ZKP_ERR_INVAL (inner NULL or not host-visible), ZKP_ERR_NOMEM.
  */
 int zkp_backend_offhost_new(zkp_backend **ret, zkp_backend *inner);
@@ -275,6 +292,13 @@ static inline int zkp_backend_fixed_base_g2(zkp_backend *be, zkp_g2_affine *out,
 					    const zkp_fr *scalars, size_t n)
 {
 	return be->ops->fixed_base_g2(be, out, scalars, n);
+}
+
+/* *ret is 0 on an error. */
+static inline int zkp_backend_busy_seconds(zkp_backend *be, double *ret)
+{
+	*ret = 0;
+	return be->ops->busy_seconds(be, ret);
 }
 
 #endif

@@ -106,8 +106,19 @@ int zkp_groth16_prove_resident(zkp_groth16_proof *proof, zkp_groth16_prove_times
 			       const zkp_pce *pce, const zkp_groth16_pk *pk, const zkp_fr *w,
 			       size_t n_w, zkp_backend *be, const zkp_groth16_resident *rk,
 			       zkp_pool *pool, zkp_error *err);
-/* Seconds per stage so far (zeros for stages not run). */
+/* Seconds per span so far (zeros for spans not entered); total is the
+ * stage calls' time, which the spans add up to. */
 void zkp_groth16_job_times(const zkp_groth16_job *job, zkp_groth16_prove_times *ret);
+
+/* Called as each span begins, on the thread running the stage, with the
+ * time t it begins (CLOCK_MONOTONIC seconds, the spans' clock): a caller
+ * that accounts its own time around the stage calls (a daemon's waits)
+ * continues the same timeline from t, and what it does after a stage
+ * returns until its next step is its own to name. It must be quick, must
+ * not fail and must not call into the job. */
+typedef void (*zkp_groth16_span_fn)(void *arg, enum zkp_groth16_span span, double t);
+/* Sets the span observer (fn NULL: none); any time between stages. */
+void zkp_groth16_job_on_span(zkp_groth16_job *job, zkp_groth16_span_fn fn, void *arg);
 /* NULL is a no-op. Joins the G2 thread if one runs. */
 void zkp_groth16_job_free(zkp_groth16_job *job);
 

@@ -41,18 +41,60 @@
 #include "zkpd/pce.h"
 #include "zkpd/pool.h"
 
-/* Seconds per stage of one proof. msm_b_g2 is the wall time of the G2
- * thread, which overlaps the G1 MSMs; total is the whole call. */
+/*
+ * Where one proof's time goes: named spans, in the order they run. Every
+ * stage call of groth16_job.h is covered from entry to return by
+ * contiguous spans read from one clock (CLOCK_MONOTONIC), so the spans add
+ * up to the stage calls' time by construction. A span may be entered more
+ * than once (eval resumes after the satisfiability check); its seconds add.
+ */
+enum zkp_groth16_span {
+	ZKP_GROTH16_SPAN_EVAL,      /* a, b, c allocated, A.w, B.w, C.w, the input rows */
+	ZKP_GROTH16_SPAN_SAT_CHECK, /* a_i * b_i = c_i checked row by row */
+	ZKP_GROTH16_SPAN_UPLOAD,    /* a, b, c and the witness copied to a device backend */
+	ZKP_GROTH16_SPAN_NTT,       /* H: every transform and the pointwise step, waited for */
+	ZKP_GROTH16_SPAN_MSM_SETUP, /* densities, the B_G2 MSM's inputs, its thread started */
+	ZKP_GROTH16_SPAN_MSM_H,     /* each G1 MSM (its bases imported first when the */
+	ZKP_GROTH16_SPAN_MSM_L,     /* job has no resident copy of them) */
+	ZKP_GROTH16_SPAN_MSM_A,
+	ZKP_GROTH16_SPAN_MSM_B_G1,
+	ZKP_GROTH16_SPAN_G2_WAIT,   /* finish waiting for the B_G2 MSM's thread */
+	ZKP_GROTH16_SPAN_ASSEMBLE,  /* randomizers and the proof's points */
+	ZKP_GROTH16_SPAN_VERIFY,    /* preparing the vk if needed, verifying the proof */
+	ZKP_GROTH16_SPANS
+};
+
+/* "eval", "sat_check", "upload", "ntt", "msm_setup", "msm_h", "msm_l",
+ * "msm_a", "msm_b_g1", "g2_wait", "assemble", "verify"; "?" otherwise. */
+const char *zkp_groth16_span_name(enum zkp_groth16_span s);
+
+/* Seconds of one proof. span[] are the spans above; msm_b_g2 is the B_G2
+ * MSM's own thread, which runs beside the G1 MSMs and is not a span (what
+ * the caller waits for it is G2_WAIT). total: from a job (groth16_job.h)
+ * the time of its stage calls so far, which the spans add up to; from
+ * zkp_groth16_prove the whole call, which also covers making and freeing
+ * the job (microseconds beside the spans). */
 typedef struct {
-	double eval;     /* A.w, B.w, C.w and the input rows, sat_check included */
-	double sat_check; /* the row-by-row a * b = c check inside eval */
-	double ntt;      /* H: all transforms and pointwise work */
-	double msm_h, msm_l, msm_a, msm_b_g1, msm_b_g2;
-	double g1_msms;  /* the four G1 MSMs together */
-	double assemble; /* randomizers and the proof's points */
-	double verify;   /* preparing the vk and verifying the proof */
+	double span[ZKP_GROTH16_SPANS];
+	double msm_b_g2;
 	double total;
 } zkp_groth16_prove_times;
+
+/* The four G1 MSM spans together. */
+static inline double zkp_groth16_g1_msms(const zkp_groth16_prove_times *t)
+{
+	return t->span[ZKP_GROTH16_SPAN_MSM_H] + t->span[ZKP_GROTH16_SPAN_MSM_L] +
+	       t->span[ZKP_GROTH16_SPAN_MSM_A] + t->span[ZKP_GROTH16_SPAN_MSM_B_G1];
+}
+
+/* The spans' sum. */
+static inline double zkp_groth16_spans_sum(const zkp_groth16_prove_times *t)
+{
+	double sum = 0;
+	for (int s = 0; s < ZKP_GROTH16_SPANS; s++)
+		sum += t->span[s];
+	return sum;
+}
 
 /*
  * Proves that the witness w (n_w = n_inputs + n_aux Montgomery values,

@@ -30,6 +30,12 @@ void zkp_pool_free(zkp_pool *pool);
 /* Threads that can work on one job: workers plus the caller. */
 unsigned zkp_pool_threads(const zkp_pool *pool);
 
+/* The thread count every program uses unless told otherwise (a --threads
+ * option, synthesis.threads): all online CPUs (sysconf
+ * _SC_NPROCESSORS_ONLN), at least 1. A pool of that many threads has one
+ * fewer workers (the caller works too). */
+unsigned zkp_pool_default_threads(void);
+
 /* Calls fn over [0, n) split into chunks of at most `grain` indices (grain 0
  * picks about 4 chunks per thread) and returns when all chunks are done.
  * The caller participates. Memory written by fn is visible to the caller on

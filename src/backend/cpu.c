@@ -308,6 +308,14 @@ static int cpu_fixed_base_g2(zkp_backend *be, zkp_g2_affine *out, const zkp_fr *
 	return rc;
 }
 
+/* The CPU backend's work runs on the caller's threads: not a device. */
+static int cpu_busy_seconds(zkp_backend *be, double *ret)
+{
+	(void)be;
+	*ret = 0;
+	return ZKP_ERR_UNSUPPORTED;
+}
+
 static const zkp_backend_ops cpu_ops = {
 	.name = "cpu",
 	.destroy = cpu_destroy,
@@ -327,6 +335,7 @@ static const zkp_backend_ops cpu_ops = {
 	.fixed_base_g2 = cpu_fixed_base_g2,
 	.spmv = cpu_spmv,
 	.first_unsatisfied = cpu_first_unsatisfied,
+	.busy_seconds = cpu_busy_seconds,
 };
 
 int zkp_backend_cpu_new(zkp_backend **ret, zkp_pool *pool)

@@ -147,6 +147,11 @@ static int f_first_unsatisfied(zkp_backend *be, uint64_t *row, const zkp_dbuf *a
 	return zkp_backend_first_unsatisfied(faulty_of(be)->inner, row, a, b, c, m);
 }
 
+static int f_busy_seconds(zkp_backend *be, double *ret)
+{
+	return zkp_backend_busy_seconds(faulty_of(be)->inner, ret);
+}
+
 static const zkp_backend_ops faulty_ops = {
 	.name = "faulty",
 	.destroy = f_destroy,
@@ -166,6 +171,7 @@ static const zkp_backend_ops faulty_ops = {
 	.fixed_base_g2 = f_fixed_base_g2,
 	.spmv = f_spmv,
 	.first_unsatisfied = f_first_unsatisfied,
+	.busy_seconds = f_busy_seconds,
 };
 
 static int faulty_new(zkp_backend **ret, zkp_backend *inner, unsigned every, bool corrupt)

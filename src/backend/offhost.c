@@ -7,9 +7,11 @@
  * inner backend and encodes what it writes: slow, and meant only to prove
  * that a caller goes through upload and download as it must for a device.
  */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "zkpd/backend.h"
 #include "zkpd/error.h"
@@ -19,7 +21,21 @@
 struct offhost_backend {
 	zkp_backend base; /* first: the ops receive this pointer */
 	zkp_backend *inner;
+	_Atomic uint64_t busy_ns; /* its ntt, msm, h_pointwise and spmv calls' wall time */
 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Adds the time since t0 (now_ns) to the device's busy time. */
+static void busy_add(zkp_backend *be, uint64_t t0)
+{
+	atomic_fetch_add(&((struct offhost_backend *)be)->busy_ns, now_ns() - t0);
+}
 
 static zkp_backend *inner_of(zkp_backend *be)
 {
@@ -107,6 +123,7 @@ static int oh_ntt(zkp_backend *be, zkp_dbuf *data, const zkp_ntt_domain *d,
 	size_t bytes = d->n * sizeof(zkp_fr);
 	if (!data->owned || data->bytes < bytes)
 		return ZKP_ERR_INVAL;
+	uint64_t t0 = now_ns();
 	zkp_dbuf tmp = { 0 };
 	int rc = decoded(be, &tmp, data, bytes);
 	if (!rc)
@@ -116,6 +133,7 @@ static int oh_ntt(zkp_backend *be, zkp_dbuf *data, const zkp_ntt_domain *d,
 	if (!rc)
 		scramble(data->ptr, tmp.ptr, bytes, data->ptr);
 	zkp_backend_release(inner_of(be), &tmp);
+	busy_add(be, t0);
 	return rc;
 }
 
@@ -163,14 +181,20 @@ static int oh_msm_g1(zkp_backend *be, zkp_g1 *ret, const zkp_dbuf *bases,
 		     const zkp_dbuf *scalars, const uint64_t *density, size_t n,
 		     const zkp_msm_opts *opts)
 {
-	return oh_msm(be, ret, false, bases, scalars, density, n, opts);
+	uint64_t t0 = now_ns();
+	int rc = oh_msm(be, ret, false, bases, scalars, density, n, opts);
+	busy_add(be, t0);
+	return rc;
 }
 
 static int oh_msm_g2(zkp_backend *be, zkp_g2 *ret, const zkp_dbuf *bases,
 		     const zkp_dbuf *scalars, const uint64_t *density, size_t n,
 		     const zkp_msm_opts *opts)
 {
-	return oh_msm(be, ret, true, bases, scalars, density, n, opts);
+	uint64_t t0 = now_ns();
+	int rc = oh_msm(be, ret, true, bases, scalars, density, n, opts);
+	busy_add(be, t0);
+	return rc;
 }
 
 static int oh_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, const zkp_dbuf *c,
@@ -179,6 +203,7 @@ static int oh_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, const
 	size_t bytes = n * sizeof(zkp_fr);
 	if (!a->owned || a->bytes < bytes)
 		return ZKP_ERR_INVAL;
+	uint64_t t0 = now_ns();
 	zkp_dbuf ta = { 0 }, tb = { 0 }, tc = { 0 };
 	int rc = decoded(be, &ta, a, bytes);
 	if (!rc)
@@ -194,6 +219,7 @@ static int oh_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, const
 	zkp_backend_release(inner_of(be), &tc);
 	zkp_backend_release(inner_of(be), &tb);
 	zkp_backend_release(inner_of(be), &ta);
+	busy_add(be, t0);
 	return rc;
 }
 
@@ -225,6 +251,7 @@ static int oh_spmv(zkp_backend *be, zkp_dbuf *out, const zkp_backend_csr *m, con
 	zkp_dbuf *dst[] = { &d.row_len, &d.blocks,   &d.cols,  &d.codes,
 			    &d.escapes, &d.overflow, &d.values };
 	zkp_dbuf tw = { 0 }, to = { 0 };
+	uint64_t t0 = now_ns();
 	int rc = 0;
 	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]) && !rc; i++)
 		rc = decoded(be, dst[i], src[i], src[i]->bytes);
@@ -242,6 +269,7 @@ static int oh_spmv(zkp_backend *be, zkp_dbuf *out, const zkp_backend_csr *m, con
 	zkp_backend_release(inner_of(be), &tw);
 	for (size_t i = 0; i < sizeof(dst) / sizeof(dst[0]); i++)
 		zkp_backend_release(inner_of(be), dst[i]);
+	busy_add(be, t0);
 	return rc;
 }
 
@@ -276,6 +304,12 @@ static int oh_fixed_base_g2(zkp_backend *be, zkp_g2_affine *out, const zkp_fr *s
 	return zkp_backend_fixed_base_g2(inner_of(be), out, scalars, n);
 }
 
+static int oh_busy_seconds(zkp_backend *be, double *ret)
+{
+	*ret = 1e-9 * (double)atomic_load(&((struct offhost_backend *)be)->busy_ns);
+	return 0;
+}
+
 static const zkp_backend_ops offhost_ops = {
 	.name = "offhost",
 	.destroy = oh_destroy,
@@ -295,6 +329,7 @@ static const zkp_backend_ops offhost_ops = {
 	.fixed_base_g2 = oh_fixed_base_g2,
 	.spmv = oh_spmv,
 	.first_unsatisfied = oh_first_unsatisfied,
+	.busy_seconds = oh_busy_seconds,
 };
 
 int zkp_backend_offhost_new(zkp_backend **ret, zkp_backend *inner)
@@ -308,6 +343,7 @@ int zkp_backend_offhost_new(zkp_backend **ret, zkp_backend *inner)
 	oh->base.ops = &offhost_ops;
 	oh->base.host_visible = false;
 	oh->inner = inner;
+	atomic_init(&oh->busy_ns, 0);
 	*ret = &oh->base;
 	return 0;
 }

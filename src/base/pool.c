@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "zkpd/error.h"
 #include "zkpd/pool.h"
@@ -119,6 +120,12 @@ void zkp_pool_free(zkp_pool *pool)
 	pthread_mutex_destroy(&pool->lock);
 	free(pool->threads);
 	free(pool);
+}
+
+unsigned zkp_pool_default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned)n : 1;
 }
 
 unsigned zkp_pool_threads(const zkp_pool *pool)

@@ -91,8 +91,7 @@ static int make_files(const char *dir, zkp_error *err)
 		rc = zkp_pce_load(&pce, pce_path, 0, err);
 	if (rc)
 		goto out;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	rc = zkp_pool_new(&pool, ncpu > 1 ? (unsigned)ncpu : 1);
+	rc = zkp_pool_new(&pool, zkp_pool_default_threads() - 1);
 	if (rc) {
 		zkp_error_set(err, rc, "cannot start threads for the demo key");
 		goto out;

@@ -60,6 +60,97 @@ const char *zkp_stage_name(enum zkp_stage s)
 	return (unsigned)s < ZKP_NSTAGES ? names[s] : "?";
 }
 
+static const char *const span_names[ZKP_NSPANS] = {
+	[ZKP_SPAN_LOAD] = "load",
+	[ZKP_SPAN_QUEUED] = "queued",
+	[ZKP_SPAN_WITNESS] = "witness",
+	[ZKP_SPAN_EVAL] = "eval",
+	[ZKP_SPAN_SAT_CHECK] = "sat_check",
+	[ZKP_SPAN_UPLOAD] = "upload",
+	[ZKP_SPAN_SLOT_WAIT] = "slot_wait",
+	[ZKP_SPAN_DEVICE_QUEUE] = "device_queue",
+	[ZKP_SPAN_DEVICE_LOCK] = "device_lock",
+	[ZKP_SPAN_KEY_UPLOAD] = "key_upload",
+	[ZKP_SPAN_NTT] = "ntt",
+	[ZKP_SPAN_MSM_SETUP] = "msm_setup",
+	[ZKP_SPAN_MSM_H] = "msm_h",
+	[ZKP_SPAN_MSM_L] = "msm_l",
+	[ZKP_SPAN_MSM_A] = "msm_a",
+	[ZKP_SPAN_MSM_B_G1] = "msm_b_g1",
+	[ZKP_SPAN_FINALIZE_WAIT] = "finalize_wait",
+	[ZKP_SPAN_G2_WAIT] = "g2_wait",
+	[ZKP_SPAN_ASSEMBLE] = "assemble",
+	[ZKP_SPAN_VERIFY] = "verify",
+	[ZKP_SPAN_RESULT] = "result",
+	[ZKP_SPAN_PARTITIONS] = "partitions",
+};
+
+const char *zkp_span_name(enum zkp_span s)
+{
+	return (unsigned)s < ZKP_NSPANS ? span_names[s] : "?";
+}
+
+enum zkp_stage zkp_span_stage(enum zkp_span s)
+{
+	switch (s) {
+	case ZKP_SPAN_LOAD: return ZKP_STAGE_LOAD;
+	case ZKP_SPAN_WITNESS: return ZKP_STAGE_WITNESS;
+	case ZKP_SPAN_EVAL:
+	case ZKP_SPAN_SAT_CHECK:
+	case ZKP_SPAN_UPLOAD: return ZKP_STAGE_EVAL;
+	case ZKP_SPAN_KEY_UPLOAD:
+	case ZKP_SPAN_NTT: return ZKP_STAGE_NTT;
+	case ZKP_SPAN_MSM_SETUP:
+	case ZKP_SPAN_MSM_H:
+	case ZKP_SPAN_MSM_L:
+	case ZKP_SPAN_MSM_A:
+	case ZKP_SPAN_MSM_B_G1: return ZKP_STAGE_MSM;
+	case ZKP_SPAN_G2_WAIT:
+	case ZKP_SPAN_ASSEMBLE: return ZKP_STAGE_ASSEMBLE;
+	case ZKP_SPAN_VERIFY: return ZKP_STAGE_VERIFY;
+	default: return ZKP_NSTAGES;
+	}
+}
+
+double zkp_span_times_sum(const zkp_span_times *t)
+{
+	double sum = 0;
+	for (int s = 0; s < ZKP_NSPANS; s++)
+		if (t->entered & (1u << s))
+			sum += t->seconds[s];
+	return sum;
+}
+
+_Static_assert(ZKP_NSPANS <= 32, "zkp_span_times.entered holds a bit per span");
+
+void job_span(struct job *j, enum zkp_span s, double t)
+{
+	if (j->span < ZKP_NSPANS) {
+		if (t < j->t_span)
+			t = j->t_span;
+		j->spans.seconds[j->span] += t - j->t_span;
+	}
+	if (s < ZKP_NSPANS)
+		j->spans.entered |= 1u << s;
+	j->span = s;
+	j->t_span = t;
+}
+
+void job_span_now(struct zkp_engine *e, struct job *j, enum zkp_span s)
+{
+	pthread_mutex_lock(&e->lock);
+	job_span(j, s, eng_now());
+	pthread_mutex_unlock(&e->lock);
+}
+
+/* j's spans as of now (lock held): the running span counts up to now. */
+static void spans_now(zkp_span_times *ret, const struct job *j, double now)
+{
+	*ret = j->spans;
+	if (j->span < ZKP_NSPANS && now > j->t_span)
+		ret->seconds[j->span] += now - j->t_span;
+}
+
 const char *zkp_job_state_name(enum zkp_job_state s)
 {
 	static const char *const names[] = {
@@ -216,6 +307,7 @@ static void job_free(struct job *j)
 {
 	if (j->sp)
 		split_unref(j->sp);
+	free(j->parts);
 	free(j->proof);
 	zkp_groth16_job_free(j->gj);
 	free(j->w);
@@ -349,12 +441,18 @@ void stage_count_add(struct zkp_engine *e, enum zkp_stage s, double seconds)
 		e->stage_buckets[s][b]++;
 }
 
-void stage_done(struct zkp_engine *e, struct job *j, enum zkp_stage s, double seconds)
+void stage_done(struct zkp_engine *e, struct job *j, enum zkp_stage s)
 {
 	/* The snapshot reads /proc: taken before locking. */
 	zkp_mem_snap snap;
 	zkp_mem_snapshot(zkp_stage_name(s), &snap);
 	pthread_mutex_lock(&e->lock);
+	zkp_span_times now;
+	spans_now(&now, j, eng_now());
+	double seconds = 0;
+	for (int sp = 0; sp < ZKP_NSPANS; sp++)
+		if (zkp_span_stage((enum zkp_span)sp) == s)
+			seconds += now.seconds[sp];
 	ring_push(e, j->id, s, &snap);
 	j->stages[s].ran = true;
 	j->stages[s].seconds = seconds;
@@ -402,15 +500,19 @@ static void append(char *buf, size_t size, size_t *len, const char *fmt, ...)
 		*len += (size_t)n < size - *len ? (size_t)n : size - *len - 1;
 }
 
-/* One INFO line per ended job: its circuit, priority, state, error code,
- * queue and total seconds, and each stage that ran with its seconds and the
- * RSS at its end; the same figures as members of a JSON line. Circuit names
- * are [A-Za-z0-9_.-] (config.h), so they need no JSON escaping. */
+/* One INFO line per ended job: its circuit, priority, state, device, error
+ * code, queue and total seconds; every span it entered with its seconds,
+ * their sum and its share of the total (100 % but for rounding: the spans
+ * tile the job's life); the device's busy seconds for the job when that
+ * device measures them; and the RSS at the end of each stage that ran. The
+ * same figures are members of a JSON line, each stage's seconds too.
+ * Circuit names are [A-Za-z0-9_.-] (config.h), so they need no JSON
+ * escaping. */
 static void log_summary(const struct job *j)
 {
 	if (zkp_log_get_level() < ZKP_LOG_INFO)
 		return;
-	char text[1024], json[1536];
+	char text[2048], json[3072];
 	size_t tl = 0, jl = 0;
 	double queue = (j->t_start > 0 ? j->t_start : j->t_end) - j->t_submit;
 	double total = j->t_end - j->t_submit;
@@ -441,21 +543,45 @@ static void log_summary(const struct job *j)
 		if (!t->ran)
 			continue;
 		const char *name = zkp_stage_name((enum zkp_stage)s);
-		double mib = (double)t->rss / (1024.0 * 1024.0);
 		append(json, sizeof(json), &jl, "%s\"%s\":{\"seconds\":%.6f", first ? "" : ",",
 		       name, t->seconds);
 		/* The load stage takes no snapshot: it has no RSS of its own. */
-		if (t->rss) {
-			append(text, sizeof(text), &tl, " | %s %.3f s %.1f MiB", name, t->seconds,
-			       mib);
-			append(json, sizeof(json), &jl, ",\"rss_mib\":%.1f}", mib);
-		} else {
-			append(text, sizeof(text), &tl, " | %s %.3f s", name, t->seconds);
+		if (t->rss)
+			append(json, sizeof(json), &jl, ",\"rss_mib\":%.1f}",
+			       (double)t->rss / (1024.0 * 1024.0));
+		else
 			append(json, sizeof(json), &jl, "}");
-		}
 		first = false;
 	}
-	append(json, sizeof(json), &jl, "}");
+	append(json, sizeof(json), &jl, "},\"spans\":{");
+	first = true;
+	for (int s = 0; s < ZKP_NSPANS; s++) {
+		if (!(j->spans.entered & (1u << s)))
+			continue;
+		const char *name = zkp_span_name((enum zkp_span)s);
+		append(text, sizeof(text), &tl, " | %s %.3f", name, j->spans.seconds[s]);
+		append(json, sizeof(json), &jl, "%s\"%s\":%.6f", first ? "" : ",", name,
+		       j->spans.seconds[s]);
+		first = false;
+	}
+	double sum = zkp_span_times_sum(&j->spans);
+	append(text, sizeof(text), &tl, " | spans %.3f s = %.1f %% of total", sum,
+	       total > 0 ? 100.0 * sum / total : 100.0);
+	append(json, sizeof(json), &jl, "},\"spans_seconds\":%.6f", sum);
+	if (j->busy_known) {
+		append(text, sizeof(text), &tl, " | device busy %.3f s = %.1f %%", j->busy,
+		       total > 0 ? 100.0 * j->busy / total : 0.0);
+		append(json, sizeof(json), &jl, ",\"device_busy_seconds\":%.6f", j->busy);
+	}
+	first = true;
+	for (int s = ZKP_STAGE_WITNESS; s <= ZKP_STAGE_VERIFY; s++) {
+		const zkp_stage_timing *t = &j->stages[s];
+		if (!t->ran || !t->rss)
+			continue;
+		append(text, sizeof(text), &tl, "%s%s %.1f MiB", first ? " | rss " : ", ",
+		       zkp_stage_name((enum zkp_stage)s), (double)t->rss / (1024.0 * 1024.0));
+		first = false;
+	}
 	/* A members text cut short would not parse: the line goes without. */
 	zkp_log_with(ZKP_LOG_INFO, jl < sizeof(json) - 1 ? json : NULL, "%s", text);
 }
@@ -480,6 +606,19 @@ void job_end(struct zkp_engine *e, struct job *j, enum zkp_job_state state, int 
 	}
 	j->state = state;
 	j->t_end = eng_now();
+	job_span(j, ZKP_NSPANS, j->t_end);
+	/* A stage's seconds were read at its end; what the thread did after
+	 * it (a snapshot, the hand-over) went on in its last span. The
+	 * result's stages are their spans' final sums. A split job's stages
+	 * are its partitions' (split_job_ended). */
+	for (int s = 0; !j->split && s < ZKP_NSTAGES; s++)
+		if (j->stages[s].ran)
+			j->stages[s].seconds = 0;
+	for (int sp = 0; !j->split && sp < ZKP_NSPANS; sp++) {
+		enum zkp_stage s = zkp_span_stage((enum zkp_span)sp);
+		if (s < ZKP_NSTAGES && j->stages[s].ran)
+			j->stages[s].seconds += j->spans.seconds[sp];
+	}
 	j->error_code = code;
 	engine_test_job_ended(e);
 	if (msg)
@@ -559,6 +698,7 @@ struct job *admit_next(struct zkp_engine *e)
 			e->reserved += ws;
 			j->state = ZKP_JOB_RUNNING;
 			j->t_start = eng_now();
+			job_span(j, ZKP_SPAN_WITNESS, j->t_start);
 			emit_queue(e);
 			return j;
 		}
@@ -579,6 +719,9 @@ static void job_queue(struct zkp_engine *e, struct job *j, struct circuit *c,
 	j->stage = c->loaded ? ZKP_STAGE_QUEUED : ZKP_STAGE_LOAD;
 	j->prio = p;
 	j->t_submit = eng_now();
+	j->e = e;
+	j->span = ZKP_NSPANS;
+	job_span(j, c->loaded ? ZKP_SPAN_QUEUED : ZKP_SPAN_LOAD, j->t_submit);
 	if (j->request_id[0]) {
 		/* Only a failed or cancelled job can still hold it (Submit
 		 * attaches to any other). */
@@ -1005,6 +1148,11 @@ static void info_fill(struct zkp_engine *e, const struct job *j, zkp_job_info *r
 	snprintf(r->circuit, sizeof(r->circuit), "%s", j->circ->cfg.name);
 	memcpy(r->request_id, j->request_id, sizeof(r->request_id));
 	memcpy(r->stages, j->stages, sizeof(r->stages));
+	spans_now(&r->spans, j, end);
+	if (j->dev)
+		snprintf(r->device, sizeof(r->device), "%s", j->dev->name);
+	r->device_busy_known = j->busy_known;
+	r->device_busy_seconds = j->busy;
 	r->error_code = j->error_code;
 	memcpy(r->error_message, j->error_message, sizeof(r->error_message));
 }
@@ -1020,6 +1168,14 @@ int zkp_engine_job_info(zkp_engine *e, uint64_t job_id, zkp_job_info *ret)
 		goto out;
 	}
 	info_fill(e, j, ret, eng_now(), 0);
+	if (j->parts) {
+		ret->parts = malloc(j->partitions * sizeof(*ret->parts));
+		if (!ret->parts) {
+			rc = ZKP_ERR_NOMEM;
+			goto out;
+		}
+		memcpy(ret->parts, j->parts, j->partitions * sizeof(*ret->parts));
+	}
 	if (j->state == ZKP_JOB_DONE) {
 		if (j->proof_len) {
 			ret->proof = malloc(j->proof_len);
@@ -1064,6 +1220,8 @@ void zkp_job_info_release(zkp_job_info *info)
 	info->proof_json = NULL;
 	info->inputs = NULL;
 	info->n_inputs = 0;
+	free(info->parts);
+	info->parts = NULL;
 }
 
 int zkp_engine_find_request(zkp_engine *e, const char *request_id, uint64_t *job_id)
@@ -1145,6 +1303,7 @@ int zkp_engine_restore_result(zkp_engine *e, const zkp_job_info *info, uint64_t 
 		j->error_code = info->error_code;
 		memcpy(j->error_message, info->error_message, sizeof(j->error_message));
 		j->restored = true;
+		j->span = ZKP_NSPANS; /* its spans were not kept */
 		tab_link(e->id_tab, e->rid_tab, e->tab_size, j);
 		e->n_jobs++;
 		*job_id = j->id;
@@ -1216,6 +1375,12 @@ int zkp_engine_get_status(zkp_engine *e, zkp_engine_status *ret)
 		di->pipelines = (uint32_t)(e->n_pipelines / e->n_devs);
 		di->faults = d->faults;
 		di->cpu_fallbacks = d->fallbacks;
+		double busy = 0;
+		if (zkp_backend_busy_seconds(d->be, &busy) == 0) {
+			di->busy_known = true;
+			di->busy_seconds = busy;
+			di->busy_fraction = now > d->t_made ? busy / (now - d->t_made) : 0;
+		}
 		/* Any device that is not a GPU proves in host memory: the
 		 * admission budget and what the admitted jobs reserve. */
 		di->memory_bytes = e->budget;
@@ -1429,10 +1594,8 @@ int zkp_engine_new(zkp_engine **ret, const zkp_config *cfg, zkp_engine_notify_fn
 	e->critical_reserve_cfg = e->cfg.critical_reserve;
 
 	unsigned threads = e->cfg.synthesis_threads;
-	if (!threads) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		threads = n > 0 ? (unsigned)n : 1;
-	}
+	if (!threads)
+		threads = zkp_pool_default_threads();
 	/* The pool's callers work too, so threads - 1 workers make threads. */
 	rc = zkp_pool_new(&e->pool, threads - 1);
 	if (rc) {

@@ -101,10 +101,28 @@
  * development VM), which would otherwise add to every job's latency.
  * Requests that arrive while a purge runs coalesce into one more.
  *
+ * Time. From submit to its end a job is in exactly one span at a time
+ * (enum zkp_span): a stage's work, or a wait named for what it waits for.
+ * Every move from one span to the next reads one clock (CLOCK_MONOTONIC)
+ * once, and the span left is charged up to that reading, so a job's spans
+ * tile its life: they add up to its total seconds (while it runs, to its
+ * elapsed seconds) by construction. The prover's own spans
+ * (groth16_prove.h) come from the groth16 job through its span observer,
+ * on the same clock. A stage's seconds (zkp_stage_timing) are the sum of
+ * its spans; the waits between stages belong to no stage.
+ *
+ * Busy time. A device whose backend measures the time its work runs
+ * (backend.h, busy_seconds: a GPU's kernel time; not the CPU) has its busy
+ * seconds in Status, and each job proved on it the busy seconds its NTT and
+ * MSM stages added (read under the device's lock, which keeps other jobs'
+ * kernels off the device meanwhile).
+ *
  * Logs. Every job that ends (DONE, FAILED, CANCELLED) logs one INFO line
- * from job_end: circuit, priority, state, error code, queue and total
- * seconds, and each stage's seconds and RSS; in JSON log format the same
- * figures are members of the line (zkp_log_with).
+ * from job_end: circuit, priority, state, device, error code, queue and
+ * total seconds, each span's seconds with their sum and its share of the
+ * total, the device's busy seconds for the job when measured, and each
+ * stage's RSS; in JSON log format the same figures are members of the line
+ * (zkp_log_with), each stage's seconds too.
  *
  * Events. Whenever something a client may wait for happens (a job's state
  * or stage changes, the queue moves, a load ends) the engine appends an
@@ -165,6 +183,51 @@ enum zkp_stage {
 	ZKP_STAGE_DONE,
 	ZKP_NSTAGES
 };
+/*
+ * Spans of a job's time (see Time above), in the order a job meets them.
+ * A job may enter a span more than once (a cancelled fallback, a second
+ * device lock); its seconds add. Which stage each belongs to:
+ * zkp_span_stage.
+ */
+enum zkp_span {
+	ZKP_SPAN_LOAD,          /* queued, its circuit loading */
+	ZKP_SPAN_QUEUED,        /* queued: behind other jobs, or waiting for memory */
+	ZKP_SPAN_WITNESS,       /* the witness decoded or computed; a split job: its input
+				 * read and checked, its partition jobs queued */
+	ZKP_SPAN_EVAL,          /* the prover's spans (groth16_prove.h) ... */
+	ZKP_SPAN_SAT_CHECK,
+	ZKP_SPAN_UPLOAD,
+	ZKP_SPAN_SLOT_WAIT,     /* evaluated, waiting for room in the pipeline's queue to
+				 * its device stage */
+	ZKP_SPAN_DEVICE_QUEUE,  /* in that queue, behind the job its device stage holds */
+	ZKP_SPAN_DEVICE_LOCK,   /* waiting for the device's lock (another pipeline's job
+				 * on the same device holds it) */
+	ZKP_SPAN_KEY_UPLOAD,    /* the key's G1 queries made resident on the device (the
+				 * first job of its circuit there) */
+	ZKP_SPAN_NTT,
+	ZKP_SPAN_MSM_SETUP,
+	ZKP_SPAN_MSM_H,
+	ZKP_SPAN_MSM_L,
+	ZKP_SPAN_MSM_A,
+	ZKP_SPAN_MSM_B_G1,
+	ZKP_SPAN_FINALIZE_WAIT, /* MSMs done, waiting for the pipeline's finalize stage */
+	ZKP_SPAN_G2_WAIT,
+	ZKP_SPAN_ASSEMBLE,
+	ZKP_SPAN_VERIFY,        /* ... to here */
+	ZKP_SPAN_RESULT,        /* the proof and inputs copied out, buffers freed */
+	ZKP_SPAN_PARTITIONS,    /* a split job: its partition jobs at work */
+	ZKP_NSPANS
+};
+
+/* "load", "queued", "witness", "eval", ... (the enum's names, lower
+ * case); "?" for any other value. */
+const char *zkp_span_name(enum zkp_span s);
+/* The stage a span is part of: WITNESS, EVAL (eval, sat_check, upload),
+ * NTT (key_upload, ntt), MSM (msm_*), ASSEMBLE (g2_wait, assemble),
+ * VERIFY; ZKP_NSTAGES for a wait between stages (load, queued, slot_wait,
+ * device_queue, device_lock, finalize_wait, result, partitions). */
+enum zkp_stage zkp_span_stage(enum zkp_span s);
+
 /* WTNS, RAW, PATH: a full witness. C1, C1_PATH: a sector's Filecoin C1
  * output (porep_c1.h: the FFI's JSON or its wrapper) for a PoRep circuit.
  * SNAP: a SnapDeals update bundle (snap_c2.h: the commitments and every
@@ -257,6 +320,25 @@ typedef struct {
 	bool ran;
 } zkp_stage_timing;
 
+/* Where a job's time went: seconds per span (enum zkp_span) and a bit per
+ * span it entered (1u << span). While the job runs, the span it is in
+ * counts up to the moment of the copy, so the spans add up to elapsed. */
+typedef struct {
+	double seconds[ZKP_NSPANS];
+	uint32_t entered;
+} zkp_span_times;
+
+/* The sum of the spans entered. */
+double zkp_span_times_sum(const zkp_span_times *t);
+
+/* One partition job of a split job, as its split job keeps it. */
+typedef struct {
+	uint64_t job_id;
+	enum zkp_job_state state; /* QUEUED or RUNNING: not ended yet (no times) */
+	double total_seconds;
+	zkp_span_times spans;
+} zkp_partition_times;
+
 /* A copy of a job's state and, once it ended, its result. */
 typedef struct {
 	uint64_t job_id;
@@ -269,6 +351,13 @@ typedef struct {
 	char circuit[ZKP_CONFIG_NAME_MAX];
 	char request_id[ZKP_REQUEST_ID_MAX + 1];
 	zkp_stage_timing stages[ZKP_NSTAGES];
+	zkp_span_times spans; /* none entered for a result restored from the journal */
+	/* The device it ran on ("" before that); device_busy_known when that
+	 * device measures busy time, device_busy_seconds then what the job's
+	 * stages on it added. */
+	char device[32];
+	bool device_busy_known;
+	double device_busy_seconds;
 	/* PoRep: a sector job has partitions (and partitions_done of them
 	 * proved); each of its partition jobs has parent_job_id and its
 	 * partition number. 0 for other jobs. */
@@ -285,6 +374,10 @@ typedef struct {
 	/* FAILED or CANCELLED: */
 	int error_code;
 	char error_message[512];
+	/* A split job's partition jobs, partitions entries in partition
+	 * order: malloc'd by zkp_engine_job_info once the job is split (NULL
+	 * before, and in Status copies). */
+	zkp_partition_times *parts;
 } zkp_job_info;
 
 /* Fills *ret (release it with zkp_job_info_release). Errors:
@@ -369,6 +462,11 @@ typedef struct {
 	uint64_t faults;        /* stages that failed with ZKP_ERR_DEVICE */
 	uint64_t cpu_fallbacks; /* of those jobs, proved again on the CPU */
 	bool failed; /* a sticky GPU fault: every job fails on it until a restart */
+	/* busy_known when its backend measures busy time (a GPU, not the CPU):
+	 * busy_seconds since the engine made it, busy_fraction those over the
+	 * wall seconds since then. */
+	bool busy_known;
+	double busy_seconds, busy_fraction;
 } zkp_device_info;
 
 typedef struct {

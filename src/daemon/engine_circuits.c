@@ -418,9 +418,11 @@ static void *loader_main(void *arg)
 				for (struct job *j = e->queue[p].head; j; j = j->next) {
 					if (j->circ != c || j->stage != ZKP_STAGE_LOAD)
 						continue;
+					job_span(j, ZKP_SPAN_QUEUED, done);
 					j->stages[ZKP_STAGE_LOAD].ran = true;
-					j->stages[ZKP_STAGE_LOAD].seconds = done - j->t_submit;
-					emit_job(e, j, true, done - j->t_submit);
+					j->stages[ZKP_STAGE_LOAD].seconds =
+						j->spans.seconds[ZKP_SPAN_LOAD];
+					emit_job(e, j, true, j->stages[ZKP_STAGE_LOAD].seconds);
 					j->stage = ZKP_STAGE_QUEUED;
 				}
 			stage_count_add(e, ZKP_STAGE_LOAD, secs);

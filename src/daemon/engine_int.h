@@ -113,11 +113,24 @@ struct job {
 	bool admitted;
 	double t_submit, t_start, t_end, t_stage;
 	zkp_stage_timing stages[ZKP_NSTAGES];
+	/* The job's timeline (engine.h, Time), under the lock: the span it is
+	 * in since t_span (ZKP_NSPANS once it ended) and what every span got
+	 * so far. Moved by job_span only. */
+	enum zkp_span span;
+	double t_span;
+	zkp_span_times spans;
+	/* A split job's partition jobs as they end (partitions entries, owned). */
+	zkp_partition_times *parts;
+	/* What its NTT and MSM stages added to its device's busy seconds
+	 * (busy_known: the device measures them), under the lock. */
+	bool busy_known;
+	double busy;
+	struct zkp_engine *e; /* for the prover's span observer */
 	/* Proving state, owned by the pipeline thread holding the job. */
 	zkp_fr *w;
 	size_t n_w;
 	zkp_groth16_job *gj;
-	struct device *dev; /* the device of the pipeline that took it */
+	struct device *dev; /* the device of the pipeline that took it (set under the lock) */
 	bool fell_back;     /* proved on the CPU after a device fault */
 	/* Result. */
 	uint8_t *proof; /* 192 bytes; a sector job's: 192 per partition */
@@ -147,6 +160,7 @@ struct device {
 	/* Under the engine lock: device faults seen (ZKP_ERR_DEVICE from a
 	 * stage), and how many of those jobs were proved again on the CPU. */
 	uint64_t faults, fallbacks;
+	double t_made; /* when it was made: the start of its busy fraction */
 };
 
 struct pipeline {
@@ -248,8 +262,15 @@ void job_end(struct zkp_engine *e, struct job *j, enum zkp_job_state state, int 
 struct job *admit_next(struct zkp_engine *e);
 /* Adds one run of stage s to the stage counters and histogram (lock held). */
 void stage_count_add(struct zkp_engine *e, enum zkp_stage s, double seconds);
-/* Records a stage's end (lock not held): snapshot, timing, event. */
-void stage_done(struct zkp_engine *e, struct job *j, enum zkp_stage s, double seconds);
+/* Records a stage's end (lock not held): snapshot, the stage's seconds
+ * (the sum of its spans so far, zkp_span_stage), event. */
+void stage_done(struct zkp_engine *e, struct job *j, enum zkp_stage s);
+/* Moves j into span s at time t (lock held): the span it leaves is
+ * charged t - t_span; a t before t_span counts as t_span (a job's time
+ * never runs backwards). ZKP_NSPANS ends the timeline (job_end). */
+void job_span(struct job *j, enum zkp_span s, double t);
+/* job_span at eng_now(), taking the lock. */
+void job_span_now(struct zkp_engine *e, struct job *j, enum zkp_span s);
 /* Takes a snapshot into the ring for job_id at stage s (lock not held). */
 void take_snapshot(struct zkp_engine *e, uint64_t job_id, enum zkp_stage s);
 /* The job with this id, queued, running or in the history, or NULL (lock
@@ -301,10 +322,10 @@ const struct split_ops *split_ops_of(enum split_kind k);
 
 /* Runs a split job's WITNESS stage on the cpu thread holding it (lock not
  * held): read, check and derive, then queue the partition jobs. On
- * success its WITNESS stage (begun at t0) is recorded and the job is left
+ * success its WITNESS stage (its WITNESS span, from admission) is recorded and the job is left
  * RUNNING, held by no thread, ended by its partitions (it may be gone by
  * the time this returns). An error is returned for the caller to end the job with. */
-int split_run(struct zkp_engine *e, struct job *j, double t0, zkp_error *err);
+int split_run(struct zkp_engine *e, struct job *j, zkp_error *err);
 /* A partition job's witness into j->w (lock not held). */
 int split_witness(struct zkp_engine *e, struct job *j, zkp_error *err);
 /* Called by job_end for a job with sp (lock held), after j's state is set:

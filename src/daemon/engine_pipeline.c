@@ -27,6 +27,43 @@
 
 /* ---- stage helpers ---- */
 
+/* The prover's spans are the job's own (engine.h, Time). */
+static const enum zkp_span prover_span[ZKP_GROTH16_SPANS] = {
+	[ZKP_GROTH16_SPAN_EVAL] = ZKP_SPAN_EVAL,
+	[ZKP_GROTH16_SPAN_SAT_CHECK] = ZKP_SPAN_SAT_CHECK,
+	[ZKP_GROTH16_SPAN_UPLOAD] = ZKP_SPAN_UPLOAD,
+	[ZKP_GROTH16_SPAN_NTT] = ZKP_SPAN_NTT,
+	[ZKP_GROTH16_SPAN_MSM_SETUP] = ZKP_SPAN_MSM_SETUP,
+	[ZKP_GROTH16_SPAN_MSM_H] = ZKP_SPAN_MSM_H,
+	[ZKP_GROTH16_SPAN_MSM_L] = ZKP_SPAN_MSM_L,
+	[ZKP_GROTH16_SPAN_MSM_A] = ZKP_SPAN_MSM_A,
+	[ZKP_GROTH16_SPAN_MSM_B_G1] = ZKP_SPAN_MSM_B_G1,
+	[ZKP_GROTH16_SPAN_G2_WAIT] = ZKP_SPAN_G2_WAIT,
+	[ZKP_GROTH16_SPAN_ASSEMBLE] = ZKP_SPAN_ASSEMBLE,
+	[ZKP_GROTH16_SPAN_VERIFY] = ZKP_SPAN_VERIFY,
+};
+
+/* The groth16 job's span observer: j's timeline moves at the prover's
+ * own clock reading. */
+static void on_prover_span(void *arg, enum zkp_groth16_span s, double t)
+{
+	struct job *j = arg;
+	pthread_mutex_lock(&j->e->lock);
+	job_span(j, prover_span[s], t);
+	pthread_mutex_unlock(&j->e->lock);
+}
+
+/* A groth16 job proving j on be (lock not held), its spans on j's
+ * timeline. */
+static int prover_new(struct zkp_engine *e, struct job *j, zkp_backend *be, zkp_error *err)
+{
+	struct circuit *c = j->circ;
+	int rc = zkp_groth16_job_new(&j->gj, c->pce, &c->pk, j->w, j->n_w, be, e->pool, err);
+	if (!rc)
+		zkp_groth16_job_on_span(j->gj, on_prover_span, j);
+	return rc;
+}
+
 /* Crosses a stage boundary into `next` (lock held): false when the job
  * was cancelled, which the caller then ends. */
 static bool enter_stage(struct zkp_engine *e, struct job *j, enum zkp_stage next)
@@ -184,8 +221,7 @@ static int after_fault(struct zkp_engine *e, struct job *j, int rc, enum zkp_sta
 	j->fell_back = true;
 	zkp_groth16_job_free(j->gj);
 	j->gj = NULL;
-	struct circuit *c = j->circ;
-	rc = zkp_groth16_job_new(&j->gj, c->pce, &c->pk, j->w, j->n_w, e->cpu_be, e->pool, err);
+	rc = prover_new(e, j, e->cpu_be, err);
 	if (!rc)
 		rc = zkp_groth16_job_eval(j->gj, err);
 	if (!rc && upto >= ZKP_STAGE_NTT)
@@ -244,11 +280,10 @@ static void *cpu_main(void *arg)
 
 		zkp_error err = { 0 };
 		struct circuit *c = j->circ;
-		double t0 = eng_now();
 		if (j->split) {
 			/* The partitions are queued as jobs of their own; the
 			 * split job ends with the last of them. */
-			int rc = split_run(e, j, t0, &err);
+			int rc = split_run(e, j, &err);
 			if (rc)
 				end_held(e, &pl->cpu_job, j, rc, &err);
 			pthread_mutex_lock(&e->lock);
@@ -264,20 +299,22 @@ static void *cpu_main(void *arg)
 			pthread_mutex_lock(&e->lock);
 			continue;
 		}
-		stage_done(e, j, ZKP_STAGE_WITNESS, eng_now() - t0);
+		stage_done(e, j, ZKP_STAGE_WITNESS);
 
 		pthread_mutex_lock(&e->lock);
 		pl->cpu_stage = ZKP_STAGE_EVAL;
 		bool go = enter_stage(e, j, ZKP_STAGE_EVAL);
+		if (go) {
+			job_span(j, ZKP_SPAN_EVAL, j->t_stage);
+			j->dev = pl->dev; /* read by Status under the lock */
+		}
 		unlock_notify(e);
 		if (!go) {
 			cancel_held(e, &pl->cpu_job, j);
 			pthread_mutex_lock(&e->lock);
 			continue;
 		}
-		j->dev = pl->dev;
-		rc = zkp_groth16_job_new(&j->gj, c->pce, &c->pk, j->w, j->n_w, pl->dev->be, e->pool,
-					 &err);
+		rc = prover_new(e, j, pl->dev->be, &err);
 		if (!rc)
 			rc = zkp_groth16_job_eval(j->gj, &err);
 		if (rc)
@@ -287,13 +324,13 @@ static void *cpu_main(void *arg)
 			pthread_mutex_lock(&e->lock);
 			continue;
 		}
-		zkp_groth16_prove_times t;
-		zkp_groth16_job_times(j->gj, &t);
-		stage_done(e, j, ZKP_STAGE_EVAL, t.eval);
+		stage_done(e, j, ZKP_STAGE_EVAL);
 
 		/* Hand on to the device stage, by priority. */
 		size_t depth = e->cfg.pipeline_depth ? e->cfg.pipeline_depth : 1;
 		pthread_mutex_lock(&e->lock);
+		if (pl->devq_n >= depth)
+			job_span(j, ZKP_SPAN_SLOT_WAIT, eng_now());
 		while (!j->cancel && pl->devq_n >= depth)
 			pthread_cond_wait(&pl->cond, &e->lock);
 		if (j->cancel) {
@@ -309,6 +346,7 @@ static void *cpu_main(void *arg)
 		}
 		pl->devq[k] = j;
 		pl->devq_n++;
+		job_span(j, ZKP_SPAN_DEVICE_QUEUE, eng_now());
 		pl->cpu_job = 0;
 		pl->cpu_stage = ZKP_STAGE_QUEUED;
 		pthread_cond_broadcast(&pl->cond);
@@ -319,50 +357,85 @@ static void *cpu_main(void *arg)
 
 /* ---- device thread: NTT, MSM ---- */
 
+/* Takes the device's lock for j: at once when it is free, else in the
+ * DEVICE_LOCK span until it is. */
+static void device_lock(struct zkp_engine *e, struct job *j, pthread_mutex_t *lock)
+{
+	if (pthread_mutex_trylock(lock) == 0)
+		return;
+	job_span_now(e, j, ZKP_SPAN_DEVICE_LOCK);
+	pthread_mutex_lock(lock);
+}
+
+/* Reads the busy seconds of j's device into *t (its lock held), all its
+ * queued work finished first: false when the device does not measure
+ * them. */
+static bool busy_read(const struct job *j, double *t)
+{
+	return zkp_backend_sync(j->dev->be) == 0 && zkp_backend_busy_seconds(j->dev->be, t) == 0;
+}
+
+/* Adds what the device's busy seconds grew by during one of j's stages
+ * (Status reads it under the engine lock). */
+static void busy_add(struct zkp_engine *e, struct job *j, double from, double to)
+{
+	pthread_mutex_lock(&e->lock);
+	j->busy_known = true;
+	j->busy += to - from;
+	pthread_mutex_unlock(&e->lock);
+}
+
 /* NTT and MSM of j on its pipeline's device, under the device's lock,
  * with the key's G1 queries resident there (made by the first job of the
  * circuit to reach the device). A job that already fell back to the CPU
- * runs there without the lock. ZKP_ERR_CANCELLED at a boundary. */
+ * runs there without the lock. What the device's busy seconds grow by
+ * while this job holds the lock is this job's (j->busy). ZKP_ERR_CANCELLED
+ * at a boundary. */
 static int device_stages(struct zkp_engine *e, struct pipeline *pl, struct job *j,
 			 zkp_error *err)
 {
 	struct device *d = pl->dev;
 	pthread_mutex_t *lock = j->fell_back ? NULL : &d->lock;
 	zkp_groth16_resident **slot = NULL;
-	zkp_groth16_prove_times t;
+	double b0 = 0, b1 = 0;
 	int rc = 0;
 	if (lock) {
 		pthread_mutex_lock(&e->lock);
 		slot = circuit_resident_slot(e, j->circ, d);
 		pthread_mutex_unlock(&e->lock);
-		pthread_mutex_lock(lock);
-		if (slot && !*slot)
+		device_lock(e, j, lock);
+		if (slot && !*slot) {
+			job_span_now(e, j, ZKP_SPAN_KEY_UPLOAD);
 			rc = zkp_groth16_resident_new(slot, &j->circ->pk, d->be, err);
+		}
 		if (!rc && slot)
 			rc = zkp_groth16_job_use_resident(j->gj, *slot);
 	}
+	bool busy = lock && busy_read(j, &b0);
 	if (!rc)
 		rc = zkp_groth16_job_ntt(j->gj, err);
+	if (busy && busy_read(j, &b1))
+		busy_add(e, j, b0, b1);
 	if (lock)
 		pthread_mutex_unlock(lock);
 	if (rc)
 		return rc;
-	zkp_groth16_job_times(j->gj, &t);
-	stage_done(e, j, ZKP_STAGE_NTT, t.ntt);
+	stage_done(e, j, ZKP_STAGE_NTT);
 	maybe_purge(e);
 
 	if (!enter_stage_unlocked(e, j, ZKP_STAGE_MSM))
 		return ZKP_ERR_CANCELLED;
 	if (lock)
-		pthread_mutex_lock(lock);
-	double t0 = eng_now();
+		device_lock(e, j, lock);
+	busy = lock && busy_read(j, &b0);
 	rc = zkp_groth16_job_msm(j->gj, err);
-	double secs = eng_now() - t0;
+	if (busy && busy_read(j, &b1))
+		busy_add(e, j, b0, b1);
 	if (lock)
 		pthread_mutex_unlock(lock);
 	if (rc)
 		return rc;
-	stage_done(e, j, ZKP_STAGE_MSM, secs);
+	stage_done(e, j, ZKP_STAGE_MSM);
 	maybe_purge(e);
 	return 0;
 }
@@ -401,6 +474,7 @@ static void *dev_main(void *arg)
 		}
 
 		pthread_mutex_lock(&e->lock);
+		job_span(j, ZKP_SPAN_FINALIZE_WAIT, eng_now());
 		while (!j->cancel && pl->finq)
 			pthread_cond_wait(&pl->cond, &e->lock);
 		if (j->cancel) {
@@ -470,7 +544,6 @@ static void *fin_main(void *arg)
 
 		zkp_error err = { 0 };
 		zkp_groth16_proof proof;
-		zkp_groth16_prove_times t;
 		int rc = zkp_groth16_job_finish(j->gj, &proof, j->circ->pvk, &err);
 		if (rc == ZKP_ERR_DEVICE) {
 			/* The device's proof does not verify (a satisfied witness,
@@ -494,9 +567,9 @@ static void *fin_main(void *arg)
 			pthread_mutex_lock(&e->lock);
 			continue;
 		}
-		zkp_groth16_job_times(j->gj, &t);
-		stage_done(e, j, ZKP_STAGE_ASSEMBLE, t.assemble);
-		stage_done(e, j, ZKP_STAGE_VERIFY, t.verify);
+		job_span_now(e, j, ZKP_SPAN_RESULT);
+		stage_done(e, j, ZKP_STAGE_ASSEMBLE);
+		stage_done(e, j, ZKP_STAGE_VERIFY);
 		rc = make_result(j, &proof, &err);
 		if (rc) {
 			end_held(e, &pl->finalize_job, j, rc, &err);
@@ -571,6 +644,7 @@ static int device_add(struct zkp_engine *e, int gpu, zkp_error *err)
 	}
 	pthread_mutex_init(&d->lock, NULL);
 	d->lock_init = true;
+	d->t_made = eng_now();
 	e->n_devs++;
 	return engine_test_faults(d, err);
 }

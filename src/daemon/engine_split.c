@@ -71,7 +71,7 @@ out:
 	return rc;
 }
 
-int split_run(struct zkp_engine *e, struct job *j, double t0, zkp_error *err)
+int split_run(struct zkp_engine *e, struct job *j, zkp_error *err)
 {
 	struct split_job *pj = NULL;
 	int rc = prepare(&pj, j, err);
@@ -83,9 +83,16 @@ int split_run(struct zkp_engine *e, struct job *j, double t0, zkp_error *err)
 
 	zkp_mem_snap snap;
 	zkp_mem_snapshot(zkp_stage_name(ZKP_STAGE_WITNESS), &snap);
+	zkp_partition_times *parts = calloc(pj->n, sizeof(*parts));
+	if (!parts) {
+		split_unref(pj);
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory for %u partitions' times",
+				     pj->n);
+	}
 	pthread_mutex_lock(&e->lock);
 	if (j->cancel) {
 		pthread_mutex_unlock(&e->lock);
+		free(parts);
 		split_unref(pj);
 		return ZKP_ERR_CANCELLED;
 	}
@@ -101,6 +108,7 @@ int split_run(struct zkp_engine *e, struct job *j, double t0, zkp_error *err)
 					job_cancel(e, q);
 			}
 			unlock_notify(e);
+			free(parts);
 			split_unref(pj);
 			return zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory queueing partitions");
 		}
@@ -109,11 +117,15 @@ int split_run(struct zkp_engine *e, struct job *j, double t0, zkp_error *err)
 		pk->split_id = j->id;
 		pj->refs++;
 		pj->ids[k] = pk->id;
+		parts[k].job_id = pk->id;
+		parts[k].state = ZKP_JOB_QUEUED;
 	}
 	/* The sector job now only waits: its admission goes to the partitions.
 	 * Its stage is recorded here, under the lock: once unlocked, the
 	 * partitions may end it. */
-	double secs = eng_now() - t0;
+	double now = eng_now();
+	job_span(j, ZKP_SPAN_PARTITIONS, now);
+	double secs = j->spans.seconds[ZKP_SPAN_WITNESS];
 	j->stages[ZKP_STAGE_WITNESS].ran = true;
 	j->stages[ZKP_STAGE_WITNESS].seconds = secs;
 	j->stages[ZKP_STAGE_WITNESS].rss = snap.rss.rss;
@@ -121,6 +133,7 @@ int split_run(struct zkp_engine *e, struct job *j, double t0, zkp_error *err)
 	emit_job(e, j, true, secs);
 	j->sp = pj;
 	j->partitions = pj->n;
+	j->parts = parts;
 	e->reserved -= j->ws;
 	j->ws = 0;
 	pthread_cond_broadcast(&e->work_cond);
@@ -194,6 +207,12 @@ void split_job_ended(struct zkp_engine *e, struct job *j)
 			u->seconds += t->seconds;
 			if (t->rss > u->rss)
 				u->rss = t->rss;
+		}
+		if (sj && sj->parts) {
+			zkp_partition_times *pt = &sj->parts[j->partition];
+			pt->state = j->state;
+			pt->total_seconds = j->t_end - j->t_submit;
+			pt->spans = j->spans;
 		}
 		if (j->state == ZKP_JOB_DONE) {
 			memcpy(pj->proofs + (size_t)j->partition * ZKP_GROTH16_PROOF_BYTES, j->proof,

@@ -82,6 +82,7 @@ static int offhost_devices(struct zkp_engine *e, const char *text, zkp_error *er
 			return zkp_error_set(err, rc, "cannot create test device %s", d->name);
 		pthread_mutex_init(&d->lock, NULL);
 		d->lock_init = true;
+		d->t_made = eng_now();
 		e->n_devs++;
 		rc = engine_test_faults(d, err);
 		if (rc)

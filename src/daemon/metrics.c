@@ -162,6 +162,14 @@ char *zkp_metrics_text(zkp_engine *e, const zkp_server_stats *ss)
 		fprintf(f, "zkpd_device_cpu_fallbacks_total{device=\"%s\"} %llu\n",
 			st.devices[i].name, (unsigned long long)st.devices[i].cpu_fallbacks);
 
+	family(f, "device_busy_seconds_total", "counter",
+	       "Seconds each device spent running its work (a GPU's kernel time), for devices "
+	       "that measure it; its rate is the device's busy fraction.");
+	for (size_t i = 0; i < st.n_devices; i++)
+		if (st.devices[i].busy_known)
+			fprintf(f, "zkpd_device_busy_seconds_total{device=\"%s\",kind=\"%s\"} %.9g\n",
+				st.devices[i].name, st.devices[i].kind, st.devices[i].busy_seconds);
+
 	family(f, "device_failed", "gauge",
 	       "1 when a sticky GPU fault left the device unusable until zkpd restarts.");
 	for (size_t i = 0; i < st.n_devices; i++)

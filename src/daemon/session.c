@@ -137,12 +137,66 @@ void zkp_session_frame_error(zkp_session *s, int code, const char *message)
 
 /* ---- job results and progress ---- */
 
+/* The spans a job entered, in enum order, into sp (ZKP_NSPANS nodes) and
+ * spp (their pointers); returns how many. Names are static strings. */
+static size_t spans_out(Zkpd__V1__Span *sp, Zkpd__V1__Span **spp, const zkp_span_times *t)
+{
+	size_t n = 0;
+	for (int k = 0; k < ZKP_NSPANS; k++) {
+		if (!(t->entered & (1u << k)))
+			continue;
+		zkpd__v1__span__init(&sp[n]);
+		sp[n].name = (char *)zkp_span_name((enum zkp_span)k);
+		sp[n].seconds = t->seconds[k];
+		spp[n] = &sp[n];
+		n++;
+	}
+	return n;
+}
+
+/* A split job's partitions' times; freed with a single free() of *mem. */
+static int partitions_out(Zkpd__V1__JobResult *jr, void **mem, const zkp_job_info *info)
+{
+	size_t n = info->partitions;
+	*mem = NULL;
+	if (!info->parts || !n)
+		return 0;
+	/* One block: n PartitionTimes, their pointers, n * ZKP_NSPANS Spans
+	 * and their pointers. */
+	size_t bytes = n * (sizeof(Zkpd__V1__PartitionTimes) + sizeof(void *) +
+			    ZKP_NSPANS * (sizeof(Zkpd__V1__Span) + sizeof(void *)));
+	char *p = malloc(bytes);
+	if (!p)
+		return ZKP_ERR_NOMEM;
+	*mem = p;
+	Zkpd__V1__PartitionTimes *pt = (Zkpd__V1__PartitionTimes *)p;
+	Zkpd__V1__PartitionTimes **ptp = (Zkpd__V1__PartitionTimes **)(pt + n);
+	Zkpd__V1__Span *sp = (Zkpd__V1__Span *)(ptp + n);
+	Zkpd__V1__Span **spp = (Zkpd__V1__Span **)(sp + n * ZKP_NSPANS);
+	for (size_t k = 0; k < n; k++) {
+		const zkp_partition_times *src = &info->parts[k];
+		zkpd__v1__partition_times__init(&pt[k]);
+		pt[k].partition = (uint32_t)k;
+		pt[k].job_id = src->job_id;
+		pt[k].state = (Zkpd__V1__JobState)src->state;
+		pt[k].total_seconds = src->total_seconds;
+		pt[k].spans = spp + k * ZKP_NSPANS;
+		pt[k].n_spans = spans_out(sp + k * ZKP_NSPANS, pt[k].spans, &src->spans);
+		ptp[k] = &pt[k];
+	}
+	jr->partition_times = ptp;
+	jr->n_partition_times = n;
+	return 0;
+}
+
 static void send_result(zkp_session *s, uint64_t call_id, const zkp_job_info *info)
 {
 	Zkpd__V1__Response r = ZKPD__V1__RESPONSE__INIT;
 	Zkpd__V1__JobResult jr = ZKPD__V1__JOB_RESULT__INIT;
 	Zkpd__V1__StageTiming st[ZKP_NSTAGES], *stp[ZKP_NSTAGES];
+	Zkpd__V1__Span sp[ZKP_NSPANS], *spp[ZKP_NSPANS];
 	ProtobufCBinaryData *inputs = NULL;
+	void *parts = NULL;
 	size_t n_st = 0;
 
 	jr.job_id = info->job_id;
@@ -154,6 +208,9 @@ static void send_result(zkp_session *s, uint64_t call_id, const zkp_job_info *in
 	jr.partitions = info->partitions;
 	jr.parent_job_id = info->parent_job_id;
 	jr.partition = info->partition;
+	jr.device = (char *)info->device;
+	jr.device_busy_known = info->device_busy_known;
+	jr.device_busy_seconds = info->device_busy_seconds;
 	for (int i = 0; i < ZKP_NSTAGES; i++) {
 		if (!info->stages[i].ran)
 			continue;
@@ -166,6 +223,12 @@ static void send_result(zkp_session *s, uint64_t call_id, const zkp_job_info *in
 	}
 	jr.n_stages = n_st;
 	jr.stages = stp;
+	jr.n_spans = spans_out(sp, spp, &info->spans);
+	jr.spans = spp;
+	if (partitions_out(&jr, &parts, info)) {
+		send_error(s, call_id, ZKP_ERR_NOMEM, "no memory for the result");
+		return;
+	}
 	if (info->state == ZKP_JOB_DONE) {
 		jr.proof.data = info->proof;
 		jr.proof.len = info->proof_len;
@@ -174,6 +237,7 @@ static void send_result(zkp_session *s, uint64_t call_id, const zkp_job_info *in
 		if (info->n_inputs) {
 			inputs = calloc(info->n_inputs, sizeof(*inputs));
 			if (!inputs) {
+				free(parts);
 				send_error(s, call_id, ZKP_ERR_NOMEM, "no memory for the result");
 				return;
 			}
@@ -194,6 +258,7 @@ static void send_result(zkp_session *s, uint64_t call_id, const zkp_job_info *in
 	r.result = &jr;
 	send_response(s, call_id, &r);
 	free(inputs);
+	free(parts);
 }
 
 static void send_progress(zkp_session *s, uint64_t call_id, const zkp_job_info *info,

@@ -125,6 +125,8 @@ void zkp_status_free(Zkpd__V1__StatusResponse *s)
 				free(s->jobs[i]->circuit);
 			if (s->jobs[i]->request_id != protobuf_c_empty_string)
 				free(s->jobs[i]->request_id);
+			/* One block: the spans and their pointers (spans_fill). */
+			free(s->jobs[i]->spans);
 		}
 		free(s->jobs[i]);
 	}
@@ -133,6 +135,35 @@ void zkp_status_free(Zkpd__V1__StatusResponse *s)
 		free(s->snapshots[i]);
 	free(s->snapshots);
 	free(s);
+}
+
+/* The spans a job entered so far, in enum order, in one block (their
+ * pointers first, then the nodes; names are static strings). */
+static void spans_fill(Zkpd__V1__JobSummary *j, const zkp_span_times *t, bool *ok)
+{
+	size_t n = 0;
+	for (int k = 0; k < ZKP_NSPANS; k++)
+		n += (t->entered >> k) & 1;
+	if (!n)
+		return;
+	Zkpd__V1__Span **p = malloc(n * (sizeof(*p) + sizeof(Zkpd__V1__Span)));
+	if (!p) {
+		*ok = false;
+		return;
+	}
+	Zkpd__V1__Span *sp = (Zkpd__V1__Span *)(p + n);
+	size_t i = 0;
+	for (int k = 0; k < ZKP_NSPANS; k++) {
+		if (!(t->entered & (1u << k)))
+			continue;
+		zkpd__v1__span__init(&sp[i]);
+		sp[i].name = (char *)zkp_span_name((enum zkp_span)k);
+		sp[i].seconds = t->seconds[k];
+		p[i] = &sp[i];
+		i++;
+	}
+	j->spans = p;
+	j->n_spans = n;
 }
 
 /* calloc of n pointers to n zero-initialised nodes of size sz each. */
@@ -229,6 +260,9 @@ int zkp_status_build(Zkpd__V1__StatusResponse **ret, zkp_engine *e,
 		d->faults = di->faults;
 		d->cpu_fallbacks = di->cpu_fallbacks;
 		d->failed = di->failed;
+		d->busy_known = di->busy_known;
+		d->busy_seconds = di->busy_seconds;
+		d->busy_fraction = di->busy_fraction;
 	}
 
 	s->circuits = (Zkpd__V1__CircuitStatus **)nodes(st.n_circuits,
@@ -281,6 +315,7 @@ int zkp_status_build(Zkpd__V1__StatusResponse **ret, zkp_engine *e,
 		j->partition = ji->partition;
 		j->partitions = ji->partitions;
 		j->partitions_done = ji->partitions_done;
+		spans_fill(j, &ji->spans, &ok);
 	}
 
 	s->snapshots = (Zkpd__V1__StageSnapshot **)nodes(st.n_snaps,

@@ -544,6 +544,24 @@ static int64_t job_wait_ms(const struct ctl *x)
 
 /* ---- job results ---- */
 
+static double spans_sum(Zkpd__V1__Span *const *sp, size_t n)
+{
+	double sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += sp[i]->seconds;
+	return sum;
+}
+
+/* "spans": {name: seconds, ...} and "spans_seconds": their sum. */
+static void json_spans(struct jw *w, Zkpd__V1__Span *const *sp, size_t n)
+{
+	jw_open(w, "spans", '{');
+	for (size_t i = 0; i < n; i++)
+		jw_f64(w, sp[i]->name, sp[i]->seconds);
+	jw_close(w, '}');
+	jw_f64(w, "spans_seconds", spans_sum(sp, n));
+}
+
 static void json_result(const Zkpd__V1__JobResult *r)
 {
 	struct jw w = { stdout, false };
@@ -555,6 +573,11 @@ static void json_result(const Zkpd__V1__JobResult *r)
 		jw_str(&w, "request_id", r->request_id);
 	jw_f64(&w, "queue_seconds", r->queue_seconds);
 	jw_f64(&w, "total_seconds", r->total_seconds);
+	if (r->device[0])
+		jw_str(&w, "device", r->device);
+	if (r->device_busy_known)
+		jw_f64(&w, "device_busy_seconds", r->device_busy_seconds);
+	json_spans(&w, r->spans, r->n_spans);
 	if (r->partitions)
 		jw_u64(&w, "partitions", r->partitions);
 	if (r->parent_job_id) {
@@ -570,6 +593,20 @@ static void json_result(const Zkpd__V1__JobResult *r)
 		jw_close(&w, '}');
 	}
 	jw_close(&w, ']');
+	if (r->n_partition_times) {
+		jw_open(&w, "partition_times", '[');
+		for (size_t i = 0; i < r->n_partition_times; i++) {
+			const Zkpd__V1__PartitionTimes *pt = r->partition_times[i];
+			jw_open(&w, NULL, '{');
+			jw_u64(&w, "partition", pt->partition);
+			jw_u64(&w, "job_id", pt->job_id);
+			jw_str(&w, "state", state_name(pt->state));
+			jw_f64(&w, "total_seconds", pt->total_seconds);
+			json_spans(&w, pt->spans, pt->n_spans);
+			jw_close(&w, '}');
+		}
+		jw_close(&w, ']');
+	}
 	if (r->proof.len)
 		jw_hex(&w, "proof", r->proof.data, r->proof.len);
 	if (r->proof_json[0])
@@ -590,14 +627,81 @@ static void json_result(const Zkpd__V1__JobResult *r)
 	jw_done(&w);
 }
 
+/* "  span NAME SECONDS s" per span, then their sum against total (the
+ * wall time the spans tile). */
+static void human_spans(Zkpd__V1__Span *const *sp, size_t n, double total)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; i < n; i++)
+		printf("  span %-14s %9.3f s\n", sp[i]->name, sp[i]->seconds);
+	double sum = spans_sum(sp, n);
+	printf("  spans %.3f s of %.3f s (%.1f %%)\n", sum, total,
+	       total > 0 ? 100.0 * sum / total : 100.0);
+}
+
+/* A split job's partitions, one line each (their spans add up to their
+ * totals), then each span summed over the partitions: where the
+ * partitions' time went, in partition-seconds (they overlap in wall
+ * time). */
+static void human_partitions(const Zkpd__V1__JobResult *r)
+{
+	if (!r->n_partition_times)
+		return;
+	double by_name[64] = { 0 };
+	const char *names[64];
+	size_t n_names = 0;
+	for (size_t i = 0; i < r->n_partition_times; i++) {
+		const Zkpd__V1__PartitionTimes *pt = r->partition_times[i];
+		if (!pt->n_spans) {
+			printf("  partition %u (job %" PRIu64 ") %s\n", pt->partition, pt->job_id,
+			       state_name(pt->state));
+			continue;
+		}
+		printf("  partition %u (job %" PRIu64 ") %s %.3f s:", pt->partition, pt->job_id,
+		       state_name(pt->state), pt->total_seconds);
+		for (size_t k = 0; k < pt->n_spans; k++) {
+			const Zkpd__V1__Span *sp = pt->spans[k];
+			printf(" %s %.3f", sp->name, sp->seconds);
+			size_t at = 0;
+			while (at < n_names && strcmp(names[at], sp->name))
+				at++;
+			if (at == n_names && n_names < 64)
+				names[n_names++] = sp->name;
+			if (at < n_names)
+				by_name[at] += sp->seconds;
+		}
+		double sum = spans_sum(pt->spans, pt->n_spans);
+		printf(" = %.3f s (%.1f %%)\n", sum,
+		       pt->total_seconds > 0 ? 100.0 * sum / pt->total_seconds : 100.0);
+	}
+	if (!n_names)
+		return;
+	printf("  partitions' spans summed:");
+	double all = 0;
+	for (size_t k = 0; k < n_names; k++) {
+		printf(" %s %.3f", names[k], by_name[k]);
+		all += by_name[k];
+	}
+	printf(" = %.3f partition-seconds\n", all);
+}
+
 static void human_result(const struct ctl *x, const Zkpd__V1__JobResult *r)
 {
 	printf("job %" PRIu64 " %s: circuit %s, %.3f s (queued %.3f s)\n", r->job_id,
 	       state_name(r->state), r->circuit, r->total_seconds, r->queue_seconds);
+	if (r->device[0] && r->device_busy_known)
+		printf("  device %s, busy %.3f s for this job (%.1f %% of its time)\n", r->device,
+		       r->device_busy_seconds,
+		       r->total_seconds > 0 ? 100.0 * r->device_busy_seconds / r->total_seconds : 0);
+	else if (r->device[0])
+		printf("  device %s\n", r->device);
+	human_spans(r->spans, r->n_spans, r->total_seconds);
+	human_partitions(r);
 	for (size_t i = 0; i < r->n_stages; i++) {
 		char rss[32];
 		human_size(rss, sizeof(rss), r->stages[i]->rss_bytes);
-		printf("  %-9s %9.3f s   rss %s\n", stage_name(r->stages[i]->stage),
+		printf("  stage %-9s %9.3f s   rss %s\n", stage_name(r->stages[i]->stage),
 		       r->stages[i]->seconds, rss);
 	}
 	if (r->state != ZKPD__V1__JOB_STATE__JOB_STATE_DONE)
@@ -972,6 +1076,10 @@ static void json_status(const Zkpd__V1__StatusResponse *s)
 		jw_u64(&w, "faults", d->faults);
 		jw_u64(&w, "cpu_fallbacks", d->cpu_fallbacks);
 		jw_bool(&w, "failed", d->failed);
+		if (d->busy_known) {
+			jw_f64(&w, "busy_seconds", d->busy_seconds);
+			jw_f64(&w, "busy_fraction", d->busy_fraction);
+		}
 		jw_close(&w, '}');
 	}
 	jw_close(&w, ']');
@@ -1014,6 +1122,7 @@ static void json_status(const Zkpd__V1__StatusResponse *s)
 			jw_u64(&w, "parent_job_id", j->parent_job_id);
 			jw_u64(&w, "partition", j->partition);
 		}
+		json_spans(&w, j->spans, j->n_spans);
 		jw_close(&w, '}');
 	}
 	jw_close(&w, ']');
@@ -1068,14 +1177,20 @@ static void human_status(const Zkpd__V1__StatusResponse *s)
 		       p->cpu_job ? stage_name(p->cpu_stage) : "-", b, c, p->depth_used, p->proofs);
 	}
 
-	printf("\n%-16s %-6s %-12s %-12s %-7s %s\n", "DEVICE", "KIND", "MEMORY", "USED", "FAULTS",
-	       "CPU FALLBACKS");
+	printf("\n%-16s %-8s %-12s %-12s %-20s %-7s %s\n", "DEVICE", "KIND", "MEMORY", "USED",
+	       "BUSY", "FAULTS", "CPU FALLBACKS");
 	for (size_t i = 0; i < s->n_devices; i++) {
 		const Zkpd__V1__DeviceStatus *dv = s->devices[i];
 		human_size(a, sizeof(a), dv->memory_bytes);
 		human_size(b, sizeof(b), dv->memory_used_bytes);
-		printf("%-16s %-6s %-12s %-12s %-7" PRIu64 " %" PRIu64 "%s\n", dv->name, dv->kind, a,
-		       b, dv->faults, dv->cpu_fallbacks, dv->failed ? "  FAILED" : "");
+		if (dv->busy_known)
+			snprintf(c, sizeof(c), "%.3f s (%.1f %%)", dv->busy_seconds,
+				 100.0 * dv->busy_fraction);
+		else
+			snprintf(c, sizeof(c), "-");
+		printf("%-16s %-8s %-12s %-12s %-20s %-7" PRIu64 " %" PRIu64 "%s\n", dv->name,
+		       dv->kind, a, b, c, dv->faults, dv->cpu_fallbacks,
+		       dv->failed ? "  FAILED" : "");
 	}
 
 	printf("\n%-20s %-6s %-11s %-9s %-7s %-10s %-10s %-10s %-4s %-11s %s\n", "CIRCUIT",

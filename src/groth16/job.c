@@ -65,7 +65,7 @@ struct g2_job {
 	const uint64_t *density;
 	size_t n;
 	int rc;
-	double secs;
+	double secs; /* the thread's own time: msm_b_g2 */
 };
 
 static void *g2_thread(void *arg)
@@ -124,6 +124,8 @@ struct zkp_groth16_job {
 	zkp_pool *pool;
 	zkp_groth16_stage_fn on_stage;
 	void *arg;
+	zkp_groth16_span_fn on_span;
+	void *span_arg;
 	enum job_state state;
 	zkp_dbuf bufs[3]; /* a, b, c; H overwrites a */
 	void *dom_mem;
@@ -141,7 +143,55 @@ struct zkp_groth16_job {
 	struct g2_job g2;
 	zkp_g1 sum_h, sum_l, sum_a, sum_b1;
 	zkp_groth16_prove_times tm;
+	/* The running stage's timeline: the span it is in (-1 between
+	 * stages) since t_span, and when the stage call began. */
+	int span;
+	double t_span, t_stage;
 };
+
+static const char *const span_names[ZKP_GROTH16_SPANS] = {
+	"eval", "sat_check", "upload", "ntt", "msm_setup", "msm_h", "msm_l", "msm_a",
+	"msm_b_g1", "g2_wait", "assemble", "verify",
+};
+
+const char *zkp_groth16_span_name(enum zkp_groth16_span s)
+{
+	return (unsigned)s < ZKP_GROTH16_SPANS ? span_names[s] : "?";
+}
+
+void zkp_groth16_job_on_span(zkp_groth16_job *job, zkp_groth16_span_fn fn, void *arg)
+{
+	job->on_span = fn;
+	job->span_arg = arg;
+}
+
+/* Moves the running stage into span s: the span it leaves gets the time
+ * since it began, read from the same clock reading that begins s, so the
+ * spans of a stage call tile it with no gap. The first span of a call
+ * starts the call's time. */
+static void span_begin(zkp_groth16_job *job, enum zkp_groth16_span s)
+{
+	double t = g16_now();
+	if (job->span >= 0)
+		job->tm.span[job->span] += t - job->t_span;
+	else
+		job->t_stage = t;
+	job->span = (int)s;
+	job->t_span = t;
+	if (job->on_span)
+		job->on_span(job->span_arg, s, t);
+}
+
+/* Ends the stage call: its last span and the call's total end together. */
+static void span_end(zkp_groth16_job *job)
+{
+	if (job->span < 0)
+		return;
+	double t = g16_now();
+	job->tm.span[job->span] += t - job->t_span;
+	job->tm.total += t - job->t_stage;
+	job->span = -1;
+}
 
 void g16_job_observe(zkp_groth16_job *job, zkp_groth16_stage_fn fn, void *arg)
 {
@@ -204,8 +254,9 @@ static int enter(const zkp_groth16_job *job, enum job_state after, const char *s
 }
 
 /* Ends a stage: a failure drops every buffer at once (the job is dead,
- * and its memory should not wait for the caller's free). */
-static int leave(zkp_groth16_job *job, int rc, enum job_state done, double t0)
+ * and its memory should not wait for the caller's free), inside the
+ * stage's last span. */
+static int leave(zkp_groth16_job *job, int rc, enum job_state done)
 {
 	if (rc) {
 		job->state = JOB_FAILED;
@@ -213,7 +264,7 @@ static int leave(zkp_groth16_job *job, int rc, enum job_state done, double t0)
 	} else {
 		job->state = done;
 	}
-	job->tm.total += g16_now() - t0;
+	span_end(job);
 	return rc;
 }
 
@@ -224,7 +275,7 @@ const zkp_msm_opts g16_witness_msm = { ZKP_MSM_AUTO, 0, true };
  * The witness's MSMs split off its zeros and ones; H's scalars are
  * uniform. */
 static int msm_query(zkp_groth16_job *job, int q, zkp_g1 *ret, const zkp_dbuf *scalars,
-		     const uint64_t *density, size_t n, double *secs)
+		     const uint64_t *density, size_t n)
 {
 	static const enum zkp_groth16_section sections[G16_RES_G1_QUERIES] = {
 		ZKP_GROTH16_H, ZKP_GROTH16_L, ZKP_GROTH16_A, ZKP_GROTH16_B_G1
@@ -233,7 +284,6 @@ static int msm_query(zkp_groth16_job *job, int q, zkp_g1 *ret, const zkp_dbuf *s
 	const zkp_g1_affine *const src[G16_RES_G1_QUERIES] = { pk->h, pk->l, pk->a, pk->b_g1 };
 	const zkp_msm_opts *opts = q == G16_RES_H ? NULL : &g16_witness_msm;
 	zkp_backend *be = job->be;
-	double t0 = g16_now();
 	zkp_dbuf own = { 0 };
 	const zkp_dbuf *bases = job->rk ? &job->rk->q[q] : &own;
 	int rc = 0;
@@ -243,7 +293,6 @@ static int msm_query(zkp_groth16_job *job, int q, zkp_g1 *ret, const zkp_dbuf *s
 	if (!rc)
 		rc = zkp_backend_msm_g1(be, ret, bases, scalars, density, n, opts);
 	zkp_backend_release(be, &own);
-	*secs = g16_now() - t0;
 	return rc;
 }
 
@@ -251,7 +300,6 @@ int zkp_groth16_job_new(zkp_groth16_job **ret, const zkp_pce *pce, const zkp_gro
 			const zkp_fr *w, size_t n_w, zkp_backend *be, zkp_pool *pool,
 			zkp_error *err)
 {
-	double t0 = g16_now();
 	const zkp_pce_dims *dims = zkp_pce_get_dims(pce);
 	const uint64_t n_in = dims->n_inputs, n_aux = dims->n_aux;
 	zkp_groth16_job *job = NULL;
@@ -297,7 +345,7 @@ int zkp_groth16_job_new(zkp_groth16_job **ret, const zkp_pce *pce, const zkp_gro
 	}
 	job->pool = pool;
 	job->state = JOB_NEW;
-	job->tm.total = g16_now() - t0;
+	job->span = -1;
 	*ret = job;
 out:
 	return rc;
@@ -370,7 +418,7 @@ int zkp_groth16_job_eval(zkp_groth16_job *job, zkp_error *err)
 	int rc = enter(job, JOB_NEW, "eval", err);
 	if (rc)
 		return rc;
-	double t0 = g16_now();
+	span_begin(job, ZKP_GROTH16_SPAN_EVAL);
 	const zkp_pce_dims *dims = zkp_pce_get_dims(job->pce);
 	const uint64_t n_in = dims->n_inputs, m = dims->n_constraints;
 	const size_t n = (size_t)1 << dims->domain_log2;
@@ -404,9 +452,8 @@ int zkp_groth16_job_eval(zkp_groth16_job *job, zkp_error *err)
 	/* A witness that does not satisfy the circuit stops here, before the
 	 * NTTs and MSMs spend a proof's time on it (the input rows appended
 	 * below hold by construction: B and C are zero there). */
-	double t_check = g16_now();
+	span_begin(job, ZKP_GROTH16_SPAN_SAT_CHECK);
 	uint64_t bad = first_unsatisfied(abc[0], abc[1], abc[2], m, job->pool);
-	job->tm.sat_check = g16_now() - t_check;
 	if (bad != UINT64_MAX) {
 		rc = zkp_error_set(err, ZKP_ERR_UNSATISFIED,
 				   "prove: witness does not satisfy row %" PRIu64
@@ -416,11 +463,13 @@ int zkp_groth16_job_eval(zkp_groth16_job *job, zkp_error *err)
 			zkp_backend_host_free(be, stage, stage_bytes);
 		goto out;
 	}
+	span_begin(job, ZKP_GROTH16_SPAN_EVAL);
 	memcpy(abc[0] + m, job->w, n_in * sizeof(zkp_fr));
 	memset(abc[0] + m + n_in, 0, (n - m - n_in) * sizeof(zkp_fr));
 	memset(abc[1] + m, 0, (n - m) * sizeof(zkp_fr));
 	memset(abc[2] + m, 0, (n - m) * sizeof(zkp_fr));
 	if (stage) {
+		span_begin(job, ZKP_GROTH16_SPAN_UPLOAD);
 		for (int i = 0; i < 3 && !rc; i++)
 			rc = zkp_backend_upload(be, &job->bufs[i], 0, abc[i], n * sizeof(zkp_fr));
 		if (rc) {
@@ -434,10 +483,9 @@ int zkp_groth16_job_eval(zkp_groth16_job *job, zkp_error *err)
 		if (rc)
 			goto out;
 	}
-	job->tm.eval = g16_now() - t0;
 	observe(job, ZKP_GROTH16_STAGE_EVAL);
 out:
-	return leave(job, rc, JOB_EVAL, t0);
+	return leave(job, rc, JOB_EVAL);
 }
 
 /* H, in the key's convention (groth16_prove.h), into a. */
@@ -446,7 +494,7 @@ int zkp_groth16_job_ntt(zkp_groth16_job *job, zkp_error *err)
 	int rc = enter(job, JOB_EVAL, "ntt", err);
 	if (rc)
 		return rc;
-	double t0 = g16_now();
+	span_begin(job, ZKP_GROTH16_SPAN_NTT);
 	const unsigned log_n = zkp_pce_get_dims(job->pce)->domain_log2;
 	const size_t n = (size_t)1 << log_n;
 	const bool snarkjs = job->pk->h_conv == ZKP_GROTH16_H_SNARKJS;
@@ -518,9 +566,8 @@ int zkp_groth16_job_ntt(zkp_groth16_job *job, zkp_error *err)
 	/* b and c are no longer needed: free them before the MSMs' workspaces. */
 	zkp_backend_release(be, &bufs[1]);
 	zkp_backend_release(be, &bufs[2]);
-	job->tm.ntt = g16_now() - t0;
 out:
-	return leave(job, rc, JOB_NTT, t0);
+	return leave(job, rc, JOB_NTT);
 }
 
 /* B_G2 on its own thread, the G1 ones here. */
@@ -529,7 +576,7 @@ int zkp_groth16_job_msm(zkp_groth16_job *job, zkp_error *err)
 	int rc = enter(job, JOB_NTT, "msm", err);
 	if (rc)
 		return rc;
-	double t0 = g16_now();
+	span_begin(job, ZKP_GROTH16_SPAN_MSM_SETUP);
 	const zkp_pce *pce = job->pce;
 	const zkp_groth16_pk *pk = job->pk;
 	const zkp_fr *w = job->w;
@@ -537,7 +584,6 @@ int zkp_groth16_job_msm(zkp_groth16_job *job, zkp_error *err)
 	const uint64_t n_in = dims->n_inputs, n_aux = dims->n_aux;
 	const size_t n_all = (size_t)(n_in + n_aux);
 	zkp_backend *be = job->be;
-	zkp_groth16_prove_times *tm = &job->tm;
 
 	if (pk->ab_layout == ZKP_GROTH16_AB_COMPACT) {
 		size_t words = (n_all + 63) / 64;
@@ -594,34 +640,36 @@ int zkp_groth16_job_msm(zkp_groth16_job *job, zkp_error *err)
 	if (pthread_create(&job->g2_tid, NULL, g2_thread, &job->g2)) {
 		/* No thread to spare: run it here, before the G1 MSMs. */
 		g2_thread(&job->g2);
-		tm->msm_b_g2 = job->g2.secs;
+		job->tm.msm_b_g2 = job->g2.secs;
 	} else {
 		job->g2_started = true;
 	}
 
-	double t_g1 = g16_now();
 	zkp_dbuf w_aux;
 	rc = zkp_dbuf_view(&w_aux, &job->w_dev, (size_t)n_in * sizeof(zkp_fr),
 			   (size_t)n_aux * sizeof(zkp_fr));
+	span_begin(job, ZKP_GROTH16_SPAN_MSM_H);
 	if (!rc)
 		rc = msm_query(job, G16_RES_H, &job->sum_h, &job->bufs[0], NULL,
-			       pk->n[ZKP_GROTH16_H], &tm->msm_h);
+			       pk->n[ZKP_GROTH16_H]);
 	/* H is spent: its memory goes before the other MSMs' workspaces. */
 	zkp_backend_release(be, &job->bufs[0]);
-	if (!rc)
-		rc = msm_query(job, G16_RES_L, &job->sum_l, &w_aux, NULL, (size_t)n_aux,
-			       &tm->msm_l);
-	if (!rc)
-		rc = msm_query(job, G16_RES_A, &job->sum_a, &job->w_dev, job->dens_a, n_all,
-			       &tm->msm_a);
-	if (!rc)
-		rc = msm_query(job, G16_RES_B_G1, &job->sum_b1, &job->w_dev, job->dens_b, n_all,
-			       &tm->msm_b_g1);
-	tm->g1_msms = g16_now() - t_g1;
+	if (!rc) {
+		span_begin(job, ZKP_GROTH16_SPAN_MSM_L);
+		rc = msm_query(job, G16_RES_L, &job->sum_l, &w_aux, NULL, (size_t)n_aux);
+	}
+	if (!rc) {
+		span_begin(job, ZKP_GROTH16_SPAN_MSM_A);
+		rc = msm_query(job, G16_RES_A, &job->sum_a, &job->w_dev, job->dens_a, n_all);
+	}
+	if (!rc) {
+		span_begin(job, ZKP_GROTH16_SPAN_MSM_B_G1);
+		rc = msm_query(job, G16_RES_B_G1, &job->sum_b1, &job->w_dev, job->dens_b, n_all);
+	}
 	if (rc)
 		zkp_error_set(err, rc, "prove: MSM on backend %s failed", be->ops->name);
 out:
-	return leave(job, rc, JOB_MSM, t0);
+	return leave(job, rc, JOB_MSM);
 }
 
 int zkp_groth16_job_finish(zkp_groth16_job *job, zkp_groth16_proof *proof,
@@ -630,10 +678,9 @@ int zkp_groth16_job_finish(zkp_groth16_job *job, zkp_groth16_proof *proof,
 	int rc = enter(job, JOB_MSM, "finish", err);
 	if (rc)
 		return rc;
-	double t0 = g16_now();
+	span_begin(job, ZKP_GROTH16_SPAN_G2_WAIT);
 	const zkp_groth16_pk *pk = job->pk;
 	const uint64_t n_in = zkp_pce_get_dims(job->pce)->n_inputs;
-	zkp_groth16_prove_times *tm = &job->tm;
 	zkp_groth16_pvk *own_pvk = NULL;
 
 	join_g2(job);
@@ -646,7 +693,7 @@ int zkp_groth16_job_finish(zkp_groth16_job *job, zkp_groth16_proof *proof,
 	observe(job, ZKP_GROTH16_STAGE_MSM);
 
 	/* Assembly. */
-	double ta = g16_now();
+	span_begin(job, ZKP_GROTH16_SPAN_ASSEMBLE);
 	zkp_fr r, s, rs;
 	rc = rand_fr(&r, err);
 	if (!rc)
@@ -691,10 +738,9 @@ int zkp_groth16_job_finish(zkp_groth16_job *job, zkp_groth16_proof *proof,
 	zkp_g1_to_affine(&out_proof.a, &pa);
 	zkp_g2_to_affine(&out_proof.b, &pb2);
 	zkp_g1_to_affine(&out_proof.c, &pc);
-	tm->assemble = g16_now() - ta;
 
 	/* Verify before answering. */
-	double tv = g16_now();
+	span_begin(job, ZKP_GROTH16_SPAN_VERIFY);
 	if (!pvk) {
 		rc = zkp_groth16_pvk_new(&own_pvk, vk);
 		if (rc) {
@@ -704,7 +750,6 @@ int zkp_groth16_job_finish(zkp_groth16_job *job, zkp_groth16_proof *proof,
 		pvk = own_pvk;
 	}
 	rc = zkp_groth16_verify(pvk, job->w + 1, (size_t)(n_in - 1), &out_proof);
-	tm->verify = g16_now() - tv;
 	if (rc == ZKP_GROTH16_INVALID) {
 		rc = explain_failure(job->pce, job->w, job->be, job->pool, err);
 		goto out;
@@ -716,7 +761,7 @@ int zkp_groth16_job_finish(zkp_groth16_job *job, zkp_groth16_proof *proof,
 	*proof = out_proof;
 out:
 	zkp_groth16_pvk_free(own_pvk);
-	return leave(job, rc, JOB_DONE, t0);
+	return leave(job, rc, JOB_DONE);
 }
 
 void zkp_groth16_job_times(const zkp_groth16_job *job, zkp_groth16_prove_times *ret)

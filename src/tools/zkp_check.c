@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "zkp_cmds.h"
 #include "zkpd/pce.h"
@@ -32,7 +31,7 @@ int zkp_cmd_check(int argc, char **argv)
 	const char *files[2] = { NULL, NULL };
 	int nfiles = 0;
 	unsigned flags = 0;
-	long threads = sysconf(_SC_NPROCESSORS_ONLN);
+	long threads = zkp_pool_default_threads();
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "zkp_cmds.h"
 #include "zkpd/ptau.h"
+#include "zkpd/pool.h"
 
 #define SUFFIX ".INSECURE-DEV.ptau"
 
@@ -52,7 +52,7 @@ static bool ends_with(const char *s, const char *suffix)
 int zkp_cmd_dev_ptau(int argc, char **argv)
 {
 	const char *out = NULL;
-	long power = 0, threads = sysconf(_SC_NPROCESSORS_ONLN);
+	long power = 0, threads = zkp_pool_default_threads();
 	uint64_t seed = 0;
 	bool have_seed = false;
 	for (int i = 1; i < argc; i++) {

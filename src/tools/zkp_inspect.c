@@ -12,12 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "zkp_cmds.h"
 #include "zkpd/groth16_job.h"
 #include "zkpd/pce.h"
 #include "zkpd/porep.h"
+#include "zkpd/pool.h"
 #include "zkpd/post.h"
 #include "zkpd/snap.h"
 
@@ -79,7 +79,7 @@ int zkp_cmd_inspect(int argc, char **argv)
 	const char *path = NULL;
 	bool json = false;
 	unsigned flags = 0;
-	long threads = sysconf(_SC_NPROCESSORS_ONLN);
+	long threads = zkp_pool_default_threads();
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {

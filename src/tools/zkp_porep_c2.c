@@ -18,6 +18,7 @@
 #include "zkpd/porep_graph.h"
 #include "zkpd/porep_seal.h"
 #include "zkpd/porep_sparse.h"
+#include "zkpd/pool.h"
 #include "zkpd/rng.h"
 
 static int usage(const char *cmd, const char *text)
@@ -90,8 +91,6 @@ static int seal_sparse(const zkp_porep_proof *p, uint64_t rseed, const uint8_t p
 	uint8_t key[32];
 	int rc = ZKP_EXIT_FAIL;
 
-	if (threads == 0)
-		threads = sysconf(_SC_NPROCESSORS_ONLN);
 	if (threads < 1)
 		threads = 1;
 	if (zkp_pool_new(&pool, (unsigned)(threads - 1))) {
@@ -131,8 +130,8 @@ static int cmd_seal(int argc, char **argv)
 	uint8_t prover_id[32], ticket[32], seed[32];
 	bool have_prover = false, have_ticket = false, have_seed = false, random = false, wrap = false;
 	uint64_t sector_id = 0, rseed = 0;
-	bool have_sector = false, sparse = false;
-	long threads = 0;
+	bool have_sector = false, sparse = false, have_threads = false;
+	long threads = (long)zkp_pool_default_threads();
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -168,6 +167,7 @@ static int cmd_seal(int argc, char **argv)
 		else if (!strcmp(a, "--sparse"))
 			sparse = true;
 		else if (!strcmp(a, "--threads") && has) {
+			have_threads = true;
 			if (zkp_parse_threads("porep seal", argv[++i], &threads))
 				return ZKP_EXIT_USAGE;
 		} else if (!strcmp(a, "-o") && has)
@@ -185,7 +185,7 @@ static int cmd_seal(int argc, char **argv)
 		fprintf(stderr, "zkp porep seal: --sparse makes its data from --random; --data is for a full seal\n");
 		return ZKP_EXIT_USAGE;
 	}
-	if (!sparse && threads) {
+	if (!sparse && have_threads) {
 		fprintf(stderr, "zkp porep seal: --threads is for --sparse; a full seal runs on one thread\n");
 		return ZKP_EXIT_USAGE;
 	}
@@ -279,12 +279,13 @@ static const char *prove_usage =
 	"C2: proves every partition of the C1 (or only partition K) and writes the\n"
 	"192-byte proofs concatenated. Before a proof is written its public inputs are\n"
 	"derived from the C1's public data (challenges from the seed, parents from the\n"
-	"graph), compared with the vanilla proofs, and the proof verified with them.";
+	"graph), compared with the vanilla proofs, and the proof verified with them.\n"
+	"--threads T: threads to prove on (default: every online CPU).";
 
 static int cmd_prove(int argc, char **argv)
 {
 	const char *c1_path = NULL, *key = NULL, *pce_path = NULL, *out = NULL;
-	long threads = 0, part = -1;
+	long threads = zkp_pool_default_threads(), part = -1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool has = i + 1 < argc;
@@ -318,8 +319,6 @@ static int cmd_prove(int argc, char **argv)
 	zkp_cli_prover lp;
 	zkp_groth16_proof *proofs = NULL;
 	memset(&lp, 0, sizeof(lp));
-	if (threads == 0)
-		threads = 2;
 	if (load_c1("prove", c1_path, &c1, &p, &g))
 		goto out;
 	if (part >= (long)c1->partitions) {
@@ -395,7 +394,7 @@ static int check_pce(const zkp_pce *pce, const zkp_porep_c1 *c1, unsigned k, con
 static int cmd_check(int argc, char **argv)
 {
 	const char *c1_path = NULL, *pce_path = NULL, *size = NULL;
-	long threads = 0, part = -1;
+	long threads = (long)zkp_pool_default_threads(), part = -1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool has = i + 1 < argc;
@@ -430,8 +429,6 @@ static int cmd_check(int argc, char **argv)
 	zkp_pce *pce = NULL;
 	zkp_pool *pool = NULL;
 	zkp_fr *pub = NULL;
-	if (threads == 0)
-		threads = sysconf(_SC_NPROCESSORS_ONLN);
 	if (threads < 1)
 		threads = 1;
 	double t0 = now();

@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "zkp_cmds.h"
 #include "zkpd/backend.h"
 #include "zkpd/groth16_io.h"
 #include "zkpd/groth16_prove.h"
+#include "zkpd/pool.h"
 #include "zkpd/witness.h"
 
 static void help(FILE *f)
@@ -56,7 +56,7 @@ int zkp_cmd_prove(int argc, char **argv)
 {
 	const char *key = NULL, *pce_path = NULL, *wit = NULL, *out = NULL, *pub = NULL;
 	bool json = false, no_cache = false;
-	long threads = sysconf(_SC_NPROCESSORS_ONLN);
+	long threads = zkp_pool_default_threads();
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool more = i + 1 < argc;
@@ -159,15 +159,16 @@ int zkp_cmd_prove(int argc, char **argv)
 	}
 	fprintf(stderr,
 		"zkp prove: %s (%s key%s, %ld threads)\n"
-		"  load pce %.3f s, key %.3f s, witness %.3f s\n"
-		"  eval %.3f s, ntt %.3f s, msm h %.3f s, l %.3f s, a %.3f s, b_g1 %.3f s "
-		"(g1 %.3f s), b_g2 %.3f s (own thread), assemble %.3f s, verify %.3f s\n"
-		"  prove %.3f s, total %.3f s\n",
+		"  load pce %.3f s, key %.3f s, witness %.3f s\n ",
 		out, pk.h_conv == ZKP_GROTH16_H_SNARKJS ? "snarkjs" : "bellman",
 		strstr(key, "INSECURE") ? ", INSECURE development" : "", threads,
-		t_load_pce - t0, t_key - t_load_pce, t_wit - t_key, t.eval, t.ntt, t.msm_h,
-		t.msm_l, t.msm_a, t.msm_b_g1, t.g1_msms, t.msm_b_g2, t.assemble, t.verify,
-		t.total, now() - t0);
+		t_load_pce - t0, t_key - t_load_pce, t_wit - t_key);
+	for (int s = 0; s < ZKP_GROTH16_SPANS; s++)
+		fprintf(stderr, " %s %.3f s%s", zkp_groth16_span_name((enum zkp_groth16_span)s),
+			t.span[s], s + 1 < ZKP_GROTH16_SPANS ? "," : "\n");
+	fprintf(stderr,
+		"  prove %.3f s (spans %.3f s; b_g2 %.3f s on its own thread), total %.3f s\n",
+		t.total, zkp_groth16_spans_sum(&t), t.msm_b_g2, now() - t0);
 	ret = ZKP_EXIT_OK;
 out:
 	free(w);

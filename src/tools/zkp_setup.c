@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "zkp_cmds.h"
 #include "zkpd/backend.h"
@@ -28,6 +27,7 @@
 #ifdef ZKPD_HAVE_CUDA
 #include "zkpd/backend_cuda.h"
 #endif
+#include "zkpd/pool.h"
 
 static void help(FILE *f)
 {
@@ -117,7 +117,7 @@ int zkp_cmd_setup(int argc, char **argv)
 	const char *pce_path = NULL, *name = NULL, *backend = "auto";
 	uint64_t seed = 0;
 	bool have_seed = false, cache_only = false;
-	long threads = sysconf(_SC_NPROCESSORS_ONLN);
+	long threads = zkp_pool_default_threads();
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			help(stdout);

@@ -19,6 +19,7 @@
 #include "zkpd/porep.h"
 #include "zkpd/porep_graph.h"
 #include "zkpd/porep_seal.h"
+#include "zkpd/pool.h"
 #include "zkpd/rng.h"
 #include "zkpd/snap_c2.h"
 #include "zkpd/snap_dev.h"
@@ -255,7 +256,8 @@ static const char *prove_usage =
 	"partition, in order) and writes the 192-byte proofs concatenated. Each vanilla\n"
 	"proof is first checked against the commitments (challenges from comm_r_new,\n"
 	"paths, encoding); each proof is verified with the inputs derived from them\n"
-	"before it is written. Commitments: 64 hex digits of their 32 little-endian bytes.";
+	"before it is written. Commitments: 64 hex digits of their 32 little-endian bytes.\n"
+	"--threads T: threads to prove on (default: every online CPU).";
 
 static uint8_t *read_all(const char *path, size_t *len)
 {
@@ -281,7 +283,7 @@ static int cmd_prove(int argc, char **argv)
 	const char *key = NULL, *pce_path = NULL, *out = NULL;
 	const char *files[16];
 	unsigned nfiles = 0;
-	long threads = 2;
+	long threads = zkp_pool_default_threads();
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool has = i + 1 < argc;

@@ -7,14 +7,17 @@
  * a view into a larger buffer) and the G2 MSM on the device (sizes 0 to
  * 2^14, the same kinds of scalars, densities and views) and the
  * fixed-base multiplication of key setups (G1 up to 2^22 + 3 points, past
- * one device chunk, and G2); plus buffer
- * range checks, views refused as write targets, and pinned host memory
- * (host_alloc / host_free and its ZKP_MEM_PINNED count). Exits 77 when no
- * CUDA device is present.
+ * one device chunk, and G2), and evaluation (a synthetic circuit's three
+ * matrices times its witness, and the row check); plus buffer range checks, views refused as
+ * write targets, pinned host memory (host_alloc / host_free and its
+ * ZKP_MEM_PINNED count), and busy time (copies add none, an NTT and an MSM
+ * add kernel time, never more than the wall time around them). Exits 77
+ * when no CUDA device is present.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -23,6 +26,8 @@
 #include "zkpd/error.h"
 #include "zkpd/fixed_base.h"
 #include "zkpd/mem.h"
+#include "zkpd/pce.h"
+#include "zkpd/synth.h"
 
 static zkp_backend *cpu, *gpu;
 static zkp_pool *pool;
@@ -463,6 +468,86 @@ static void test_fixed_base(void)
 	}
 }
 
+/* Evaluation on the device against the CPU backend: a synthetic circuit
+ * of about 2^18 rows, each matrix imported, times its witness, with the
+ * padding; the row check on the result, then with one row broken. */
+static void test_spmv(void)
+{
+	const uint64_t rows = ((uint64_t)1 << 18) - 77;
+	zkp_error err = { 0 };
+	zkp_synth_info info;
+	zkp_pce_builder *b = NULL;
+	zkp_pce *pce = NULL;
+	char path[] = "/tmp/zkpd-gpu-spmv-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd >= 0)
+		close(fd);
+	int rc = fd < 0 || zkp_synth_porep_dims(rows, &info, &err);
+	zkp_fr *w = rc ? NULL : malloc((info.n_inputs + info.n_aux) * sizeof(*w));
+	if (!rc)
+		rc = !w || zkp_pce_builder_new(&b, info.n_inputs, info.n_aux);
+	if (!rc)
+		rc = zkp_synth_porep(rows, tu_rand64(), zkp_synth_builder_sink, b, w, NULL, &err);
+	if (!rc)
+		rc = zkp_pce_builder_write(b, path, &err);
+	if (!rc)
+		rc = zkp_pce_load(&pce, path, 0, &err);
+	zkp_pce_builder_free(b);
+	unlink(path);
+	check(rc == 0, "synthetic circuit for spmv", rc);
+	if (rc) {
+		free(w);
+		return;
+	}
+	const zkp_pce_dims *d = zkp_pce_get_dims(pce);
+	size_t m = (size_t)d->n_constraints, n = (size_t)1 << d->domain_log2;
+	size_t nw = (size_t)(d->n_inputs + d->n_aux);
+	zkp_dbuf gw = to_gpu(w, nw * sizeof(*w)), cw, out[2][3];
+	zkp_backend_import_host(cpu, &cw, w, nw * sizeof(*w));
+	zkp_backend *be[2] = { cpu, gpu };
+	const zkp_dbuf *wb[2] = { &cw, &gw };
+	zkp_fr *host[2][3];
+	for (int k = 0; k < 3; k++) {
+		const zkp_csr *c = zkp_pce_matrix(pce, (enum zkp_pce_matrix)k);
+		for (int i = 0; i < 2; i++) {
+			zkp_backend_csr dm;
+			host[i][k] = malloc(n * sizeof(zkp_fr));
+			check(zkp_backend_csr_import(be[i], &dm, c) == 0, "csr import", k);
+			check(zkp_backend_alloc(be[i], &out[i][k], n * sizeof(zkp_fr)) == 0, "alloc", k);
+			check(zkp_backend_spmv(be[i], &out[i][k], &dm, wb[i], n) == 0, "spmv", k);
+			check(zkp_backend_sync(be[i]) == 0, "sync", k);
+			check(zkp_backend_download(be[i], host[i][k], &out[i][k], 0,
+						   n * sizeof(zkp_fr)) == 0, "download", k);
+			zkp_backend_csr_release(be[i], &dm);
+		}
+		check(!memcmp(host[0][k], host[1][k], n * sizeof(zkp_fr)), "spmv equals cpu", k);
+	}
+	for (int i = 0; i < 2; i++) {
+		uint64_t row = 0;
+		check(zkp_backend_first_unsatisfied(be[i], &row, &out[i][0], &out[i][1], &out[i][2],
+						    m) == 0 && row == UINT64_MAX,
+		      "every row holds", i);
+	}
+	size_t bad = (size_t)(tu_rand64() % m);
+	zkp_fr one;
+	zkp_fr_set_one(&one);
+	zkp_fr_add(&host[1][2][bad], &host[1][2][bad], &one);
+	uint64_t row = 0;
+	check(zkp_backend_upload(gpu, &out[1][2], 0, host[1][2], n * sizeof(zkp_fr)) == 0 &&
+		      zkp_backend_first_unsatisfied(gpu, &row, &out[1][0], &out[1][1], &out[1][2],
+						    m) == 0 && row == bad,
+	      "the broken row is named", bad);
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 3; k++) {
+			zkp_backend_release(be[i], &out[i][k]);
+			free(host[i][k]);
+		}
+	zkp_backend_release(gpu, &gw);
+	zkp_backend_release(cpu, &cw);
+	zkp_pce_free(pce);
+	free(w);
+}
+
 static void test_buffers(void)
 {
 	zkp_dbuf b;
@@ -507,6 +592,63 @@ static void test_buffers(void)
 	      0);
 }
 
+static double wall(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double busy(void)
+{
+	double b = -1;
+	check(zkp_backend_busy_seconds(gpu, &b) == 0, "busy_seconds answers", 0);
+	return b;
+}
+
+/* Kernel time measured by the shim's events: copies add none; an NTT and
+ * an MSM add some, no more than the wall time around them (the events lie
+ * inside it), all of it once synced. The CPU backend is not a device. */
+static void test_busy(void)
+{
+	double c;
+	check(zkp_backend_busy_seconds(cpu, &c) == ZKP_ERR_UNSUPPORTED, "cpu: not a device", 0);
+	enum { LOG = 20 };
+	size_t n = (size_t)1 << LOG;
+	zkp_fr *h = malloc(n * sizeof(*h));
+	for (size_t i = 0; i < n; i++)
+		rand_fr(&h[i]);
+	check(zkp_backend_sync(gpu) == 0, "sync", 0);
+	double b0 = busy();
+	zkp_dbuf x = to_gpu(h, n * sizeof(*h));
+	check(busy() == b0, "uploads add no busy time", 0);
+	zkp_ntt_domain d;
+	void *mem = aligned_alloc(64, (zkp_ntt_domain_mem_size(LOG) + 63) & ~(size_t)63);
+	zkp_ntt_domain_init(&d, LOG, ZKP_NTT_ROOTS_BELLMAN, NULL, mem, pool);
+	zkp_ntt_opts o = { false, false, ZKP_NTT_NATURAL, ZKP_NTT_BITREV };
+	double t0 = wall();
+	check(zkp_backend_ntt(gpu, &x, &d, &o) == 0 && zkp_backend_sync(gpu) == 0, "ntt", LOG);
+	double t1 = wall(), b1 = busy();
+	check(b1 > b0 && b1 - b0 <= t1 - t0, "an NTT's kernel time, within its wall time", LOG);
+	zkp_g1_affine *pts = points(NPTS);
+	zkp_dbuf bases = to_gpu(pts, NPTS * sizeof(*pts));
+	zkp_g1 r;
+	t0 = wall();
+	check(zkp_backend_msm_g1(gpu, &r, &bases, &x, NULL, NPTS, NULL) == 0 &&
+		      zkp_backend_sync(gpu) == 0, "msm", NPTS);
+	t1 = wall();
+	double b2 = busy();
+	check(b2 > b1 && b2 - b1 <= t1 - t0, "an MSM's kernel time, within its wall time", NPTS);
+	check(busy() == b2, "no work, no busy time", 0);
+	printf("busy: NTT 2^%d %.3f ms, MSM 2^16 %.3f ms of kernel time\n", LOG, 1e3 * (b1 - b0),
+	       1e3 * (b2 - b1));
+	zkp_backend_release(gpu, &bases);
+	zkp_backend_release(gpu, &x);
+	free(pts);
+	free(mem);
+	free(h);
+}
+
 int main(void)
 {
 	int ndev = 0;
@@ -518,8 +660,8 @@ int main(void)
 	tu_seed();
 	zkp_error e = { 0 };
 	/* All cores for the CPU references (the fixed-base one at 2^22). */
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	if (zkp_pool_new(&pool, cores > 4 ? (unsigned)cores - 1 : 3) ||
+	unsigned cores = zkp_pool_default_threads();
+	if (zkp_pool_new(&pool, cores > 4 ? cores - 1 : 3) ||
 	    zkp_backend_cpu_new(&cpu, pool) ||
 	    (err = zkp_backend_cuda_new(&gpu, 0, &e))) {
 		fprintf(stderr, "setup failed: %s\n", zkp_error_text(&e, err));
@@ -532,6 +674,8 @@ int main(void)
 	test_msm();
 	test_g2();
 	test_fixed_base();
+	test_spmv();
+	test_busy();
 	zkp_backend_free(gpu);
 	zkp_backend_free(cpu);
 	zkp_pool_free(pool);

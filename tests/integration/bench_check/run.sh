@@ -31,6 +31,22 @@ expect() {
 	fi
 }
 
+# Without --threads a subcommand runs on every online CPU; --threads still
+# sets the count.
+cpus=$(getconf _NPROCESSORS_ONLN)
+for args in "ntt --log2 8 --runs 1" "msm --log2 8 --runs 1"; do
+	# shellcheck disable=SC2086 # the words are the arguments
+	def=$("$bench" $args | grep -o '"threads": *[0-9]*' | grep -o '[0-9]*$')
+	# shellcheck disable=SC2086
+	one=$("$bench" $args --threads 1 | grep -o '"threads": *[0-9]*' | grep -o '[0-9]*$')
+	if [ "$def" = "$cpus" ] && [ "$one" = 1 ]; then
+		echo "ok: $args runs on $def threads by default, 1 with --threads 1"
+	else
+		echo "FAIL: $args: ${def:-?} threads by default (want $cpus), ${one:-?} with --threads 1"
+		fails=$((fails + 1))
+	fi
+done
+
 # 6 kinds x 10 sizes; 6 kinds x 7 sizes on G2
 expect 0 60 0 -- msm --backend cpu --log2 1..10 --scalars all
 expect 0 42 0 -- msm --backend cpu --group g2 --log2 1..7 --scalars all

@@ -5,7 +5,9 @@
 # here: a, b, c uploaded, H and the G1 MSMs on the device, the key's G1
 # queries resident per device, several devices at once, unload and reload
 # (resident keys dropped and made again), and device faults with and
-# without gpus.fallback_cpu. Every proof is verified. A small synthetic
+# without gpus.fallback_cpu. Every proof is verified; every proof's spans
+# add up to its total time (zkpctl's sum line), and the devices' busy time
+# shows in Status, /metrics and the job summaries. A small synthetic
 # circuit with an INSECURE development key.
 # Usage: devices.sh BUILD_DIR WORK_DIR
 set -euo pipefail
@@ -83,7 +85,26 @@ devs=$(grep -o '"name":"offhost:[0-9]"' out.txt | sort -u | wc -l)
 check "Status lists the two test devices" "$(head -c 300 out.txt)" test "$devs" -eq 2
 prove_all two 8
 check "8 concurrent proofs on two devices all verify" "$good of 8" test "$good" -eq 8
+# zkpctl prove's "spans S s of T s (P %)": the spans tile each job's time.
+sums=$(sed -n 's/^  spans \([0-9.]*\) s of \([0-9.]*\) s .*/\1 \2/p' two[0-9]*.out)
+check "each of the 8 proofs' spans add up to its total within 5 %" "$(echo "$sums" | tr '\n' ' ')" \
+	awk 'BEGIN { n = 0 } { n++; if (!($2 > 0 && $1 >= 0.95 * $2 && $1 <= 1.05 * $2)) bad = 1 }
+	     END { exit bad || n != 8 }' <<<"$sums"
+check "zkpctl names each job's device busy time" "$(head -n 3 two1.out | tr '\n' ' ')" \
+	grep -Eq '^  device offhost:[01], busy [0-9.]+ s for this job' two1.out
+check "job summaries give the device's busy time and the spans' sum" \
+	"$(grep -m1 'job 1 done' two.log)" \
+	grep -Eq 'job [0-9]+ done: .*\| spans [0-9.]+ s = [0-9.]+ % of total \| device busy [0-9.]+ s' two.log
+run "$zkpctl" --connect "$addr" --json status
+busy=$(grep -o '"busy_seconds":[0-9.e+-]*' out.txt | cut -d: -f2 | tr '\n' ' ')
+check "Status gives both devices' busy seconds ($busy)" "$(head -c 300 out.txt)" \
+	awk -v b="$busy" 'BEGIN { n = split(b, v, " "); exit !(n == 2 && v[1] > 0 && v[2] > 0) }'
+frac=$(grep -o '"busy_fraction":[0-9.e+-]*' out.txt | cut -d: -f2 | tr '\n' ' ')
+check "and their busy fractions ($frac)" "$(head -c 300 out.txt)" \
+	awk -v b="$frac" 'BEGIN { n = split(b, v, " "); exit !(n == 2 && v[1] > 0 && v[1] <= 1 && v[2] > 0 && v[2] <= 1) }'
 run "$zkpctl" --connect "$addr" metrics
+check "/metrics counts each device's busy seconds" "$(grep device_busy out.txt | tr '\n' ' ')" \
+	test "$(grep -Ec '^zkpd_device_busy_seconds_total\{device="offhost:[01]",kind="offhost"\} [0-9.e+-]+$' out.txt)" -eq 2
 p0=$(sed -n 's/^zkpd_pipeline_proofs_total{pipeline="0",device="offhost:0"} \([0-9]*\)$/\1/p' out.txt)
 p1=$(sed -n 's/^zkpd_pipeline_proofs_total{pipeline="1",device="offhost:1"} \([0-9]*\)$/\1/p' out.txt)
 check "both devices proved (${p0:-?} and ${p1:-?})" "$(grep pipeline_proofs out.txt | tr '\n' ' ')" \

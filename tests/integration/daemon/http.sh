@@ -191,10 +191,14 @@ n=$(wc -l <zkpd.log)
 nbad=$(grep -Evc "$line" zkpd.log || true)
 check "every log line is one JSON object ($n lines)" "$(grep -Ev "$line" zkpd.log | head -2)" \
 	test "$n" -gt 0 -a "$nbad" -eq 0
-summary='"msg":"job 1 done: circuit demo priority normal device cpu queue [0-9.]+ s total [0-9.]+ s (\| load [0-9.]+ s )?\| witness [0-9.]+ s [0-9.]+ MiB \| eval [^"]* \| verify [0-9.]+ s [0-9.]+ MiB"'
+summary='"msg":"job 1 done: circuit demo priority normal device cpu queue [0-9.]+ s total [0-9.]+ s (\| load [0-9.]+ )?\| queued [0-9.]+ \| witness [0-9.]+ \| eval [^"]* \| verify [0-9.]+ \| result [0-9.]+ \| spans [0-9.]+ s = [0-9.]+ % of total \| rss witness [0-9.]+ MiB, [^"]*verify [0-9.]+ MiB"'
 check "the job's summary line" "$(grep '"job":1' zkpd.log | head -1)" grep -Eq "$summary" zkpd.log
 check "the summary's JSON members" "$(grep '"job":1' zkpd.log | head -1)" \
-	grep -Eq '"job":1,"circuit":"demo","priority":"normal","state":"done","device":"cpu","cpu_fallback":false,"queue_seconds":[0-9.]+,"total_seconds":[0-9.]+,"stages":\{.*"msm":\{"seconds":[0-9.]+,"rss_mib":[0-9.]+\}.*\}\}$' zkpd.log
+	grep -Eq '"job":1,"circuit":"demo","priority":"normal","state":"done","device":"cpu","cpu_fallback":false,"queue_seconds":[0-9.]+,"total_seconds":[0-9.]+,"stages":\{.*"msm":\{"seconds":[0-9.]+,"rss_mib":[0-9.]+\}.*\},"spans":\{"queued":[0-9.]+,"witness":[0-9.]+,.*"verify":[0-9.]+,"result":[0-9.]+\},"spans_seconds":[0-9.]+\}$' zkpd.log
+# The spans' sum against the total, from the JSON members.
+sums=$(grep '"job":1,' zkpd.log | head -1 | sed -n 's/.*"total_seconds":\([0-9.]*\),.*"spans_seconds":\([0-9.]*\)}$/\1 \2/p')
+check "job 1's spans add up to its total within 5 % ($sums)" "$sums" \
+	awk -v s="$sums" 'BEGIN { split(s, v, " "); exit !(v[1] > 0 && v[2] >= 0.95 * v[1] && v[2] <= 1.05 * v[1]) }'
 check "the failed job's summary line" "$(grep '"job":2' zkpd.log | head -1)" \
 	grep -Eq '"msg":"job 2 failed: circuit demo priority normal error ERR_[A-Z_]+ queue [0-9.]+ s total [0-9.]+ s.*","job":2,"circuit":"demo","priority":"normal","state":"failed","error":"ERR_[A-Z_]+",' zkpd.log
 check "the drained job's summary line" "$(grep '"job":3' zkpd.log | head -1)" \

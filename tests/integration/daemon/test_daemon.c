@@ -9,7 +9,9 @@
  * inside and outside server.witness_dir; priority order; cancel of queued
  * and running jobs; malformed, truncated, oversized, empty and random
  * frames, after which the daemon still serves others; a client gone
- * mid-job whose result is picked up by request_id; metrics text;
+ * mid-job whose result is picked up by request_id; metrics text; every
+ * finished job's spans adding up to its total time (within 5 %), with
+ * several proofs at once, and running jobs' spans to their age in Status;
  * backpressure on a client that does not read; the idle timeout;
  * server.max_connections; and the SIGTERM drain (running job finishes,
  * exit status 0).
@@ -256,8 +258,48 @@ static Zkpd__V1__JobResult *result_of(Zkpd__V1__Envelope *in)
 	return in->response->result;
 }
 
+/* Spans each named and not negative, adding up to `total` within 5 %
+ * (the daemon makes them contiguous from one clock: only rounding
+ * separates them); returns their sum. */
+static double check_span_sum(Zkpd__V1__Span *const *sp, size_t n, double total, uint64_t job)
+{
+	double sum = 0;
+	if (!n)
+		fail_msg("job %" PRIu64 ": no spans", job);
+	for (size_t i = 0; i < n; i++) {
+		if (!sp[i]->name[0] || !(sp[i]->seconds >= 0))
+			fail_msg("job %" PRIu64 ": span %zu '%s' of %g s", job, i, sp[i]->name,
+				 sp[i]->seconds);
+		sum += sp[i]->seconds;
+	}
+	if (!(sum >= 0.95 * total && sum <= 1.05 * total))
+		fail_msg("job %" PRIu64 ": spans add up to %.6f s of %.6f s", job, sum, total);
+	return sum;
+}
+
+/* A finished job's spans add up to its total time, and its stages (the
+ * sums of their spans) to no more. */
+static void check_spans(const Zkpd__V1__JobResult *r)
+{
+	check_span_sum(r->spans, r->n_spans, r->total_seconds, r->job_id);
+	double stages = 0;
+	for (size_t i = 0; i < r->n_stages; i++)
+		stages += r->stages[i]->seconds;
+	if (stages > 1.05 * r->total_seconds)
+		fail_msg("job %" PRIu64 ": stages add up to %.6f s of %.6f s", r->job_id, stages,
+			 r->total_seconds);
+}
+
+static bool has_span(const Zkpd__V1__JobResult *r, const char *name)
+{
+	for (size_t i = 0; i < r->n_spans; i++)
+		if (!strcmp(r->spans[i]->name, name))
+			return true;
+	return false;
+}
+
 /* The proof verifies against the circuit's vk with the returned inputs,
- * which equal the witness's. */
+ * which equal the witness's; the job's spans add up to its time. */
 static void check_proof(const test_circuit *c, const Zkpd__V1__JobResult *r)
 {
 	zkp_groth16_proof proof;
@@ -275,6 +317,7 @@ static void check_proof(const test_circuit *c, const Zkpd__V1__JobResult *r)
 	}
 	assert_int_equal(zkp_groth16_verify(c->pvk, in, r->n_public_inputs, &proof), 0);
 	free(in);
+	check_spans(r);
 }
 
 static Zkpd__V1__Envelope *simple_call(zkp_client *c, Zkpd__V1__Request__CallCase kind)
@@ -431,6 +474,18 @@ static void test_prove_verifies(void **state)
 	assert_true(n_progress >= 2); /* at least the first one and stage events */
 	assert_true(r->n_stages >= 5);
 	assert_true(r->total_seconds > 0);
+	/* Every stage's work and the hand-overs between them are named. */
+	static const char *const named[] = {
+		"queued", "witness", "eval", "sat_check", "device_queue", "ntt", "msm_setup",
+		"msm_h", "msm_l", "msm_a", "msm_b_g1", "finalize_wait", "g2_wait", "assemble",
+		"verify", "result",
+	};
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (!has_span(r, named[i]))
+			fail_msg("no span %s in job %" PRIu64, named[i], r->job_id);
+	/* The CPU backend is not a device: no busy time. */
+	assert_string_equal(r->device, "cpu");
+	assert_false(r->device_busy_known);
 	zkp_wire_free(in);
 	zkp_client_close(c);
 	/* The same over TCP. */
@@ -652,6 +707,16 @@ static void test_priority_order(void **state)
 		ids[i] = in->response->submit->job_id;
 		zkp_wire_free(in);
 	}
+	/* Queued and running jobs in Status: their spans so far add up to
+	 * their age. */
+	Zkpd__V1__Envelope *sin = simple_call(c, ZKPD__V1__REQUEST__CALL_STATUS);
+	assert_int_equal(sin->body_case, ZKPD__V1__ENVELOPE__BODY_RESPONSE);
+	const Zkpd__V1__StatusResponse *st = sin->response->status;
+	assert_true(st->n_jobs >= 4);
+	for (size_t i = 0; i < st->n_jobs; i++)
+		check_span_sum(st->jobs[i]->spans, st->jobs[i]->n_spans, st->jobs[i]->age_seconds,
+			       st->jobs[i]->job_id);
+	zkp_wire_free(sin);
 	/* One pipeline: jobs finish in the order they start. Record, per job,
 	 * the total time from submit to end minus nothing: the finish order is
 	 * what the queue served, so compare the jobs' end ranks. */
@@ -876,6 +941,14 @@ static void test_await_timeout_and_metrics(void **state)
 		    r->state == ZKPD__V1__JOB_STATE__JOB_STATE_RUNNING ||
 		    r->state == ZKPD__V1__JOB_STATE__JOB_STATE_DONE);
 	zkp_wire_free(in);
+	/* The CPU device measures no busy time. */
+	in = simple_call(c, ZKPD__V1__REQUEST__CALL_STATUS);
+	assert_int_equal(in->body_case, ZKPD__V1__ENVELOPE__BODY_RESPONSE);
+	const Zkpd__V1__StatusResponse *st = in->response->status;
+	assert_true(st->n_devices >= 1);
+	for (size_t i = 0; i < st->n_devices; i++)
+		assert_false(st->devices[i]->busy_known);
+	zkp_wire_free(in);
 	in = await_job(c, id, 0);
 	check_proof(&slow, result_of(in));
 	zkp_wire_free(in);
@@ -887,6 +960,8 @@ static void test_await_timeout_and_metrics(void **state)
 	assert_non_null(strstr(text, "zkpd_jobs_total{state=\"done\"}"));
 	assert_non_null(strstr(text, "zkpd_process_resident_bytes"));
 	assert_non_null(strstr(text, "zkpd_protocol_errors_total"));
+	assert_non_null(strstr(text, "# TYPE zkpd_device_busy_seconds_total counter"));
+	assert_null(strstr(text, "zkpd_device_busy_seconds_total{device=\"cpu\""));
 	zkp_wire_free(in);
 	zkp_client_close(c);
 }

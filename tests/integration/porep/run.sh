@@ -12,8 +12,9 @@
 # failing row of a tampered one either way. C1s with a flipped byte in a
 # label, a path or a root must fail with an error and never yield a proof.
 # Also: a C1 on a circuit that is not a PoRep circuit, a .pce that is not
-# the configured size's, the metrics, and a sector job's result found again
-# by request id after a restart (the journal).
+# the configured size's, the metrics, a sector job's result found again by
+# request id after a restart (the journal), and zkpctl porep's times: the
+# sector job's spans and each partition job's add up to their totals.
 # Usage: run.sh BUILD_DIR WORK_DIR
 set -euo pipefail
 
@@ -141,6 +142,20 @@ expect 0 "zkpctl porep proves an interactive C1 sent by value" \
 check "the C2 proof is one 192-byte partition proof" "$(said)" \
 	test "$(stat -c %s c2.bin 2>/dev/null)" = 192
 check "zkpctl says how many partitions" "$(said)" has '1 partition proof' out.txt
+# "  spans S s of T s (P %)" for the sector job, whose spans are its queue,
+# its C1 check and its partitions' time; "  partition K (job N) done T s:
+# SPAN SECONDS ... = S s (P %)" for each partition job.
+within5() { awk '{ if (!($2 > 0 && $1 >= 0.95 * $2 && $1 <= 1.05 * $2)) bad = 1; n++ }
+		 END { exit bad || n == 0 }'; }
+check "the sector job's spans add up to its total within 5 %" "$(grep '^  spans' out.txt)" \
+	within5 < <(sed -n 's/^  spans \([0-9.]*\) s of \([0-9.]*\) s .*/\1 \2/p' out.txt)
+check "the sector job's own spans: queued, witness, partitions" "$(grep '^  span ' out.txt | tr '\n' ' ')" \
+	test "$(grep -Ec '^  span (queued|witness|partitions) ' out.txt)" -eq 3
+check "its partition's spans add up to the partition job's total within 5 %" \
+	"$(grep '^  partition ' out.txt)" \
+	within5 < <(sed -n 's/^  partition 0 (job [0-9]*) done \([0-9.]*\) s:.* = \([0-9.]*\) s (.*/\2 \1/p' out.txt)
+check "and each span summed over the partitions" "$(grep partitions out.txt | tr '\n' ' ')" \
+	grep -Eq "^  partitions' spans summed: queued [0-9.]+ .* verify [0-9.]+ result [0-9.]+ = [0-9.]+ partition-seconds$" out.txt
 expect 0 "zkp porep verify accepts it (replica_id recomputed)" "$zkp" porep verify --vk "$vk" \
 	--c1 c1.json --proof c2.bin --prover-id "$prover" --sector-id 5
 check "zkp porep verify says valid" "$(said)" grep -qx valid out.txt

@@ -39,6 +39,13 @@ expect 0 "inspect vk" "$zkp" inspect c.INSECURE-DEV.vk
 expect 0 "prove" "$zkp" prove --key c.INSECURE-DEV.params --pce c.pce --witness c.wtns \
   -o p.bin --public pub.json
 [ "$(stat -c %s p.bin)" -eq 192 ] && ok "proof is 192 bytes" || bad "proof size"
+cpus=$(getconf _NPROCESSORS_ONLN)
+grep -q ", $cpus threads)" err.txt && ok "prove runs on every online CPU ($cpus)" ||
+  bad "prove's threads: $(head -n 1 err.txt)"
+expect 0 "prove --threads 1" "$zkp" prove --key c.INSECURE-DEV.params --pce c.pce \
+  --witness c.wtns -o p1.bin --threads 1
+grep -q ", 1 threads)" err.txt && ok "--threads 1 is honoured" ||
+  bad "prove --threads 1: $(head -n 1 err.txt)"
 expect 0 "verify with .vk" "$zkp" verify --vk c.INSECURE-DEV.vk --proof p.bin --public pub.json
 expect 0 "verify with .params" "$zkp" verify --vk c.INSECURE-DEV.params --proof p.bin --public pub.json
 expect 0 "export-vk json" "$zkp" export-vk c.INSECURE-DEV.params -o vk.json

@@ -1,6 +1,9 @@
 /*
  * The fault-injecting backend: every Nth NTT or G1 MSM fails with
- * ZKP_ERR_DEVICE, everything else is the inner backend's result.
+ * ZKP_ERR_DEVICE, everything else is the inner backend's result. And the
+ * busy time of the wrappers: the CPU backend is not a device, the offhost
+ * test device counts its operations' time and not its copies', the
+ * fault-injecting wrapper answers for what it wraps.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -109,12 +112,59 @@ static void test_corrupting(void **state)
 	zkp_backend_free(cpu);
 }
 
+static void test_busy_seconds(void **state)
+{
+	(void)state;
+	zkp_backend *cpu, *oh, *f_cpu, *f_oh;
+	double busy = -1, again = -1;
+	assert_int_equal(zkp_backend_cpu_new(&cpu, NULL), 0);
+	assert_int_equal(zkp_backend_offhost_new(&oh, cpu), 0);
+	assert_int_equal(zkp_backend_faulty_new(&f_cpu, cpu, 1000), 0);
+	assert_int_equal(zkp_backend_faulty_new(&f_oh, oh, 1000), 0);
+	assert_int_equal(zkp_backend_busy_seconds(cpu, &busy), ZKP_ERR_UNSUPPORTED);
+	assert_true(busy == 0);
+	assert_int_equal(zkp_backend_busy_seconds(f_cpu, &busy), ZKP_ERR_UNSUPPORTED);
+	assert_int_equal(zkp_backend_busy_seconds(oh, &busy), 0);
+	assert_true(busy == 0);
+
+	enum { LOG_N = 8, N = 1 << LOG_N };
+	zkp_fr host[N];
+	for (int i = 0; i < N; i++)
+		zkp_fr_set_u64(&host[i], tu_rand64());
+	zkp_dbuf data = { 0 };
+	assert_int_equal(zkp_backend_alloc(f_oh, &data, sizeof(host)), 0);
+	assert_int_equal(zkp_backend_upload(f_oh, &data, 0, host, sizeof(host)), 0);
+	assert_int_equal(zkp_backend_download(f_oh, host, &data, 0, sizeof(host)), 0);
+	assert_int_equal(zkp_backend_busy_seconds(f_oh, &busy), 0);
+	assert_true(busy == 0); /* copies are not busy time */
+
+	void *dom_mem = malloc(zkp_ntt_domain_mem_size(LOG_N));
+	zkp_ntt_domain dom;
+	assert_int_equal(zkp_ntt_domain_init(&dom, LOG_N, ZKP_NTT_ROOTS_BELLMAN, NULL, dom_mem,
+					     NULL), 0);
+	const zkp_ntt_opts fwd = { false, false, ZKP_NTT_NATURAL, ZKP_NTT_NATURAL };
+	assert_int_equal(zkp_backend_ntt(f_oh, &data, &dom, &fwd), 0);
+	assert_int_equal(zkp_backend_busy_seconds(f_oh, &busy), 0);
+	assert_int_equal(zkp_backend_busy_seconds(oh, &again), 0);
+	assert_true(busy > 0 && again == busy);
+	assert_int_equal(zkp_backend_h_pointwise(oh, &data, &data, &data, NULL, N), 0);
+	assert_int_equal(zkp_backend_busy_seconds(oh, &again), 0);
+	assert_true(again > busy);
+	zkp_backend_release(f_oh, &data);
+	free(dom_mem);
+	zkp_backend_free(f_oh);
+	zkp_backend_free(f_cpu);
+	zkp_backend_free(oh);
+	zkp_backend_free(cpu);
+}
+
 int main(void)
 {
 	tu_seed();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_third_fails),
 		cmocka_unit_test(test_corrupting),
+		cmocka_unit_test(test_busy_seconds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,12 @@
 
 namespace {
 
+struct fake_event {
+	cudaStream_t stream;
+	double t_ms;   /* the stream's device time when recorded */
+	bool complete; /* reached: always once recorded, unless lazy */
+};
+
 struct state {
 	unsigned long calls, work, fail_at;
 	cudaError_t fail_code, pending, sticky;
@@ -34,12 +40,16 @@ struct state {
 	std::map<cudaStream_t, unsigned long> ordinal; /* 1-based creation order */
 	std::map<cudaStream_t, unsigned long> syncs;
 	cudaStream_t last_h2d;
+	std::map<cudaStream_t, double> device_ms; /* device time per stream */
+	std::map<fake_event *, bool> events;      /* alive */
+	unsigned long launches;
+	bool lazy;
 };
 
 state &st()
 {
 	static state s = { 0, 0, 0, cudaSuccess, cudaSuccess, cudaSuccess, "", nullptr, 0, {}, {},
-			   0, 0, dim3(), dim3(), 0, nullptr, 0, {}, {}, nullptr };
+			   0, 0, dim3(), dim3(), 0, nullptr, 0, {}, {}, nullptr, {}, {}, 0, false };
 	return s;
 }
 
@@ -98,6 +108,23 @@ void fake_cuda_reset(void)
 	s.ordinal.clear();
 	s.syncs.clear();
 	s.last_h2d = nullptr;
+	s.launches = 0;
+	s.lazy = false;
+}
+
+unsigned long fake_cuda_launches(void)
+{
+	return st().launches;
+}
+
+size_t fake_cuda_live_events(void)
+{
+	return st().events.size();
+}
+
+void fake_cuda_lazy_events(bool on)
+{
+	st().lazy = on;
 }
 
 /* The stream of creation ordinal k (1-based) since the reset. */
@@ -250,6 +277,96 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 	if (!enter("cudaStreamSynchronize", false, &e))
 		return e;
 	st().syncs[stream]++;
+	for (auto &kv : st().events)
+		if (kv.first->stream == stream)
+			kv.first->complete = true;
+	return cudaSuccess;
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
+{
+	(void)flags;
+	cudaError_t e;
+	*event = nullptr;
+	if (!enter("cudaEventCreateWithFlags", true, &e))
+		return e;
+	fake_event *ev = new fake_event{ nullptr, 0, true };
+	st().events[ev] = true;
+	*event = (cudaEvent_t)ev;
+	return cudaSuccess;
+}
+
+/* Destroys even in a sticky context, as frees do: the leak check sees
+ * whether the shim handed every event back. */
+cudaError_t cudaEventDestroy(cudaEvent_t event)
+{
+	cudaError_t e;
+	bool go = enter("cudaEventDestroy", false, &e);
+	fake_event *ev = (fake_event *)event;
+	auto it = st().events.find(ev);
+	if (it == st().events.end()) {
+		st().bad_frees++;
+		return go ? cudaErrorInvalidResourceHandle : e;
+	}
+	st().events.erase(it);
+	delete ev;
+	return go ? cudaSuccess : e;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
+{
+	cudaError_t e;
+	if (!enter("cudaEventRecord", true, &e))
+		return e;
+	fake_event *ev = (fake_event *)event;
+	if (!st().events.count(ev))
+		return st().pending = cudaErrorInvalidResourceHandle;
+	ev->stream = stream;
+	ev->t_ms = st().device_ms[stream];
+	ev->complete = !st().lazy;
+	return cudaSuccess;
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t event)
+{
+	cudaError_t e;
+	if (!enter("cudaEventQuery", false, &e))
+		return e;
+	fake_event *ev = (fake_event *)event;
+	if (!st().events.count(ev))
+		return st().pending = cudaErrorInvalidResourceHandle;
+	return ev->complete ? cudaSuccess : cudaErrorNotReady;
+}
+
+/* Completes the event and every event recorded before it on its stream
+ * (stamped no later). */
+cudaError_t cudaEventSynchronize(cudaEvent_t event)
+{
+	cudaError_t e;
+	if (!enter("cudaEventSynchronize", false, &e))
+		return e;
+	fake_event *ev = (fake_event *)event;
+	if (!st().events.count(ev))
+		return st().pending = cudaErrorInvalidResourceHandle;
+	for (auto &kv : st().events)
+		if (kv.first->stream == ev->stream && kv.first->t_ms <= ev->t_ms)
+			kv.first->complete = true;
+	ev->complete = true;
+	return cudaSuccess;
+}
+
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+	cudaError_t e;
+	*ms = 0;
+	if (!enter("cudaEventElapsedTime", false, &e))
+		return e;
+	fake_event *a = (fake_event *)start, *b = (fake_event *)end;
+	if (!st().events.count(a) || !st().events.count(b))
+		return st().pending = cudaErrorInvalidResourceHandle;
+	if (!a->complete || !b->complete)
+		return cudaErrorNotReady;
+	*ms = (float)(b->t_ms - a->t_ms);
 	return cudaSuccess;
 }
 
@@ -358,6 +475,7 @@ const char *cudaGetErrorName(cudaError_t error)
 {
 	switch (error) {
 	case cudaSuccess: return "cudaSuccess";
+	case cudaErrorNotReady: return "cudaErrorNotReady";
 	case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
 	case cudaErrorLaunchOutOfResources: return "cudaErrorLaunchOutOfResources";
 	case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
@@ -442,6 +560,8 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void 
 		return e;
 	if (!grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z || block.x > 1024)
 		return st().pending = cudaErrorInvalidConfiguration;
+	st().launches++;
+	st().device_ms[stream] += FAKE_CUDA_LAUNCH_MS;
 	return cudaSuccess;
 }
 

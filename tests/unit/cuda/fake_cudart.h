@@ -19,6 +19,13 @@
  * strings and not the registration and launch-configuration hooks that
  * nvcc's generated code calls.
  *
+ * Events: a kernel launch takes FAKE_CUDA_LAUNCH_MS of device time on
+ * its stream (copies take none), and an event recorded on a stream is
+ * stamped with that stream's device time so far. An event is complete at
+ * once; with fake_cuda_lazy_events(true), only once waited for
+ * (cudaEventSynchronize, or cudaStreamSynchronize of its stream), as work
+ * still running on a device would be.
+ *
  * Single-threaded use only (the counters are plain globals).
  */
 #ifndef ZKPD_TEST_FAKE_CUDART_H
@@ -75,6 +82,19 @@ size_t fake_cuda_live_device(void);
 size_t fake_cuda_live_pinned(void);
 size_t fake_cuda_live_streams(void);
 size_t fake_cuda_bad_frees(void);
+
+/* Device time of one kernel launch, in milliseconds. */
+#define FAKE_CUDA_LAUNCH_MS 1.0
+
+/* Kernel launches that succeeded since the last reset. */
+unsigned long fake_cuda_launches(void);
+
+/* Events alive now (created and not destroyed). */
+size_t fake_cuda_live_events(void);
+
+/* Whether events complete only once waited for (see above); off after a
+ * reset. */
+void fake_cuda_lazy_events(bool on);
 
 /* Whether CUDA error code `code` is one the fake treats as sticky: the
  * same set the CUDA documentation calls unrecoverable. */

@@ -5,7 +5,8 @@
  * every CUDA call of the shim (creation, pinned memory in two sizes,
  * imports, uploads, an NTT that uploads its domain and one that finds it
  * cached, the pointwise H step, sync, G1 MSMs with and without a density
- * bitmap, the G2 MSM's downloads, memory info, teardown) is run once
+ * bitmap, the G2 MSM, the evaluation of a matrix and the row check, the
+ * fixed-base multiplication, memory info, teardown) is run once
  * clean, counting the runtime calls, then again with a failure injected at
  * each call in turn, once recoverable (cudaErrorMemoryAllocation) and once
  * sticky (cudaErrorIllegalAddress). Every run must:
@@ -30,6 +31,10 @@
  * second stream and wait for the kernels' stream only when they would
  * overwrite memory a queued NTT or H step still uses (or when more
  * operations are queued than the shim tracks), and not after a sync.
+ * Then busy time: the device time the shim's event pairs measure equals
+ * the fake's device time of every kernel launched (each launch takes
+ * FAKE_CUDA_LAUNCH_MS), uploads and downloads add none, and work still in
+ * flight counts only once it is reached, without the query waiting.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -74,6 +79,8 @@ struct scene {
 	const zkp_g1_affine *host_g1;
 	const zkp_g2_affine *host_g2;
 	const uint64_t *density;
+	const zkp_csr *host_m;
+	zkp_backend_csr m;
 };
 
 static int st_new(struct scene *s)
@@ -92,6 +99,8 @@ static int st_import(struct scene *s)
 	int rc = zkp_backend_import_host(s->be, &s->g1, s->host_g1, N * sizeof(zkp_g1_affine));
 	if (!rc)
 		rc = zkp_backend_import_host(s->be, &s->g2, s->host_g2, N * sizeof(zkp_g2_affine));
+	if (!rc)
+		rc = zkp_backend_csr_import(s->be, &s->m, s->host_m);
 	return rc;
 }
 
@@ -177,6 +186,33 @@ static int st_mem_info(struct scene *s)
 	return zkp_backend_cuda_mem_info(s->be, &total, &used);
 }
 
+static int st_spmv(struct scene *s)
+{
+	return zkp_backend_spmv(s->be, &s->a, &s->m, &s->sc, N);
+}
+
+static int st_unsat(struct scene *s)
+{
+	uint64_t row;
+	return zkp_backend_first_unsatisfied(s->be, &row, &s->a, &s->b, &s->sc, N);
+}
+
+static int st_fixed_base(struct scene *s)
+{
+	zkp_g1_affine p1[3];
+	zkp_g2_affine p2[2];
+	int rc = zkp_backend_fixed_base_g1(s->be, p1, s->host_sc, 3);
+	if (!rc)
+		rc = zkp_backend_fixed_base_g2(s->be, p2, s->host_sc, 2);
+	return rc;
+}
+
+static int st_busy(struct scene *s)
+{
+	double busy;
+	return zkp_backend_busy_seconds(s->be, &busy);
+}
+
 static int st_teardown(struct scene *s)
 {
 	zkp_backend_release(s->be, &s->g1);
@@ -184,6 +220,7 @@ static int st_teardown(struct scene *s)
 	zkp_backend_release(s->be, &s->sc);
 	zkp_backend_release(s->be, &s->a);
 	zkp_backend_release(s->be, &s->b);
+	zkp_backend_csr_release(s->be, &s->m);
 	zkp_backend_host_free(s->be, s->pin, s->pin_bytes);
 	zkp_backend_free(s->be);
 	return 0;
@@ -205,12 +242,18 @@ static const struct {
 	{ "ntt cached", st_ntt_cached, WORK },
 	{ "h_pointwise", st_pointwise, WORK },
 	{ "sync", st_sync, WORK },
+	/* Before the MSMs: once their workspace is held, an allocation that
+	 * meets an out-of-memory lets it go and succeeds (its own test). */
+	{ "spmv", st_spmv, WORK },
+	{ "first_unsatisfied", st_unsat, WORK },
+	{ "fixed_base", st_fixed_base, WORK },
 	{ "msm_g1", st_msm, WORK },
 	{ "msm_g1 density", st_msm_density, WORK },
 	{ "msm_g2", st_msm_g2, WORK },
 	{ "download", st_download, WORK },
 	{ "host_alloc other size", st_repin, WORK },
 	{ "mem_info", st_mem_info, WORK },
+	{ "busy_seconds", st_busy, WORK },
 	{ "teardown", st_teardown, TEARDOWN },
 };
 #define NSTEPS (sizeof(steps) / sizeof(steps[0]))
@@ -285,6 +328,7 @@ static void leaks(const char *what, unsigned long k)
 	check(fake_cuda_live_device() == 0, "device memory freed", what, k);
 	check(fake_cuda_live_pinned() == 0, "pinned memory freed", what, k);
 	check(fake_cuda_live_streams() == 0, "stream destroyed", what, k);
+	check(fake_cuda_live_events() == 0, "events destroyed", what, k);
 	check(fake_cuda_bad_frees() == 0, "no bad free", what, k);
 	check(zkp_mem_counter(ZKP_MEM_DEVICE) == 0, "device counter back to 0", what, k);
 	check(zkp_mem_counter(ZKP_MEM_PINNED) == 0, "pinned counter back to 0", what, k);
@@ -431,6 +475,57 @@ static void upload_stream(const struct scene *proto)
 	leaks(w, 0);
 }
 
+static double busy_of(zkp_backend *be)
+{
+	double b = -1;
+	return zkp_backend_busy_seconds(be, &b) ? -1 : b;
+}
+
+static bool near(double a, double b)
+{
+	return a - b < 1e-9 && b - a < 1e-9;
+}
+
+/* The busy time the shim measures is the device time of the kernels it
+ * launched, and no more. */
+static void busy_time(const struct scene *proto)
+{
+	struct scene s = *proto;
+	const char *w = "busy time";
+	const double tick = FAKE_CUDA_LAUNCH_MS * 1e-3;
+	fake_cuda_reset();
+	check(st_new(&s) == 0 && st_import(&s) == 0 && st_alloc(&s) == 0, "setup", w, 0);
+	check(busy_of(s.be) == 0, "a new device has not been busy", w, 0);
+	check(st_upload(&s) == 0 && st_pin(&s) == 0 && st_download(&s) == 0 && busy_of(s.be) == 0,
+	      "copies are not busy time", w, 0);
+	check(st_ntt(&s) == 0 && st_ntt_cached(&s) == 0 && st_pointwise(&s) == 0 &&
+		      st_sync(&s) == 0 && st_msm(&s) == 0 && st_msm_density(&s) == 0,
+	      "work", w, 0);
+	unsigned long launched = fake_cuda_launches();
+	check(launched > 0, "kernels were launched", w, 0);
+	check(near(busy_of(s.be), (double)launched * tick),
+	      "busy time is the launched kernels' device time", w, 0);
+	check(st_msm_g2(&s) == 0 && fake_cuda_launches() > launched &&
+		      near(busy_of(s.be), (double)fake_cuda_launches() * tick),
+	      "the G2 MSM on the device adds its kernels' time", w, 0);
+	launched = fake_cuda_launches();
+
+	/* Work still running on the device counts once it is reached. */
+	fake_cuda_lazy_events(true);
+	double before = busy_of(s.be);
+	check(st_ntt(&s) == 0 && st_pointwise(&s) == 0, "queued work", w, 0);
+	unsigned long queued = fake_cuda_launches() - launched;
+	check(queued > 0 && near(busy_of(s.be), before),
+	      "work in flight is not counted yet, and the query does not wait for it", w, 0);
+	check(st_sync(&s) == 0 && near(busy_of(s.be), before + (double)queued * tick),
+	      "after sync it is", w, 0);
+	check(st_msm(&s) == 0 && st_sync(&s) == 0 &&
+		      near(busy_of(s.be), (double)fake_cuda_launches() * tick),
+	      "an MSM counts whole once synced", w, 0);
+	st_teardown(&s);
+	leaks(w, 0);
+}
+
 int main(void)
 {
 	tu_seed();
@@ -451,6 +546,24 @@ int main(void)
 	}
 	for (size_t i = 0; i < N / 64; i++)
 		density[i] = tu_rand64();
+	/* A matrix of N rows: row r is w_r + 2 w_(r+1 mod N), one escape in
+	 * row 0 and one overflow length (row 1 holds its 2 in overflow). */
+	static uint8_t row_len[N], mcodes[2 * N];
+	static uint32_t cols[2 * N], escapes[1] = { 0 }, overflow[1] = { 2 };
+	static zkp_csr_block blocks[N / 64];
+	static zkp_fr values[1];
+	zkp_fr_set_u64(&values[0], 2);
+	for (size_t r = 0; r < N; r++) {
+		row_len[r] = r == 1 ? ZKP_CSR_ROW_LEN_OVERFLOW : 2;
+		cols[2 * r] = (uint32_t)r;
+		cols[2 * r + 1] = (uint32_t)((r + 1) % N);
+		mcodes[2 * r] = ZKP_CSR_CODE_ONE;
+		mcodes[2 * r + 1] = r == 0 ? ZKP_CSR_CODE_ESCAPE : ZKP_CSR_CODE_FIRST_VALUE;
+	}
+	for (size_t b = 0; b < N / 64; b++)
+		blocks[b] = (zkp_csr_block){ 2 * 64 * b, b ? 1 : 0, b ? 1 : 0 };
+	const zkp_csr host_m = { N, 2 * N, 1, 1, 1, row_len, blocks, cols, mcodes, escapes,
+				 overflow, values };
 	void *mem = aligned_alloc(64, zkp_ntt_domain_mem_size(LOG_N));
 	zkp_ntt_domain dom;
 	if (!mem || zkp_ntt_domain_init(&dom, LOG_N, ZKP_NTT_ROOTS_BELLMAN, NULL, mem, NULL)) {
@@ -463,6 +576,7 @@ int main(void)
 	proto.host_g1 = host_g1;
 	proto.host_g2 = host_g2;
 	proto.density = density;
+	proto.host_m = &host_m;
 
 	struct run clean;
 	play(&clean, &proto, 0, 0);
@@ -495,6 +609,9 @@ int main(void)
 	f0 = failures;
 	upload_stream(&proto);
 	printf("upload stream: %lu failures\n", failures - f0);
+	f0 = failures;
+	busy_time(&proto);
+	printf("busy time: %lu failures\n", failures - f0);
 	free(mem);
 	printf("total %lu checks, %lu failures\n", checks, failures);
 	return failures ? 1 : 0;

@@ -56,6 +56,7 @@ extern "C" {
 #include "ec.cuh"
 #include "fb.cuh"
 #include "ff.cuh"
+#include "spmv.cuh"
 #include "msm.cuh"
 #include "ntt.cuh"
 
@@ -618,11 +619,10 @@ static int emu_fb_g2(zkp_backend *, zkp_g2_affine *out, const zkp_fr *s, size_t 
 	return emu_fixed_base<tg2>(out, s, n);
 }
 
-/* The same seed gives the same key byte for byte through the emulated
- * device path as on the CPU (zkp setup --backend cuda against cpu). */
-static void test_setup_device_path(void)
+/* A PoRep-shaped synthetic circuit of `rows` rows and its witness (w);
+ * NULL when it cannot be made (a failed check says why). */
+static zkp_pce *synth_circuit(uint64_t rows, uint64_t seed, std::vector<zkp_fr> &w)
 {
-	const uint64_t rows = 3000, seed = tu_rand64();
 	zkp_error err = {};
 	zkp_synth_info info;
 	zkp_pce_builder *b = NULL;
@@ -631,9 +631,8 @@ static void test_setup_device_path(void)
 	int fd = mkstemp(path);
 	check(fd >= 0, "temporary circuit file", 0);
 	if (fd < 0)
-		return;
+		return NULL;
 	close(fd);
-	std::vector<zkp_fr> w;
 	int rc = zkp_synth_porep_dims(rows, &info, &err);
 	if (!rc) {
 		w.resize(info.n_inputs + info.n_aux);
@@ -648,7 +647,68 @@ static void test_setup_device_path(void)
 	zkp_pce_builder_free(b);
 	unlink(path);
 	check(rc == 0, "synthetic circuit", rc);
-	if (rc)
+	return rc ? NULL : pce;
+}
+
+/* The evaluation kernels' bodies (k_spmv per block of rows, k_spmv_zero
+ * for the padding, k_unsat per row) against zkp_pce_eval and the row
+ * check, on a synthetic circuit whose last block is partial. */
+static void test_spmv(void)
+{
+	std::vector<zkp_fr> w;
+	zkp_pce *pce = synth_circuit(5000 - 13, tu_rand64(), w);
+	if (!pce)
+		return;
+	const zkp_pce_dims *d = zkp_pce_get_dims(pce);
+	const size_t m = (size_t)d->n_constraints, n = (size_t)1 << d->domain_log2;
+	std::vector<zkp_fr> want[3];
+	for (int k = 0; k < 3; k++)
+		want[k].resize(m);
+	zkp_pce_eval(pce, w.data(), want[0].data(), want[1].data(), want[2].data(), NULL);
+	std::vector<dfr> got[3];
+	for (int k = 0; k < 3; k++) {
+		const zkp_csr *c = zkp_pce_matrix(pce, (enum zkp_pce_matrix)k);
+		spmv_csr dm = { c->rows, c->nnz, c->row_len, (const uint64_t *)c->blocks, c->cols,
+				c->codes, c->escapes, c->overflow, (const dfr *)c->values };
+		got[k].assign(n, dfr());
+		memset(got[k].data(), 0x5a, n * sizeof(dfr));
+		for (size_t blk = 0; blk < (m + SPMV_BLOCK_ROWS - 1) / SPMV_BLOCK_ROWS; blk++)
+			spmv_block(got[k].data(), &dm, (const dfr *)w.data(), blk);
+		for (size_t i = 0; i < n - m; i++)
+			spmv_zero(got[k].data(), m, n, i);
+		bool ok = !memcmp(got[k].data(), want[k].data(), m * sizeof(dfr));
+		for (size_t r = m; r < n; r++)
+			ok &= fe_is_zero(&got[k][r]);
+		check(ok, "spmv of a matrix with its padding", k);
+	}
+	uint64_t first = SPMV_NONE;
+	for (size_t i = 0; i < m; i++) {
+		uint64_t r = unsat_row(got[0].data(), got[1].data(), got[2].data(), i);
+		first = r < first ? r : first;
+	}
+	check(first == SPMV_NONE, "a satisfying witness leaves no row", 0);
+	size_t bad = 1 + (size_t)(tu_rand64() % (m - 1));
+	dfr one;
+	fe_set_one(&one);
+	fe_add(&got[2][bad], &got[2][bad], &one); /* c + 1 != a b where c = a b */
+	fe_add(&got[2][m - 1], &got[2][m - 1], &one);
+	for (size_t i = 0; i < m; i++) {
+		uint64_t r = unsat_row(got[0].data(), got[1].data(), got[2].data(), i);
+		first = r < first ? r : first;
+	}
+	check(first == bad, "the first broken row is named", bad);
+	zkp_pce_free(pce);
+}
+
+/* The same seed gives the same key byte for byte through the emulated
+ * device path as on the CPU (zkp setup --backend cuda against cpu). */
+static void test_setup_device_path(void)
+{
+	const uint64_t seed = tu_rand64();
+	zkp_error err = {};
+	std::vector<zkp_fr> w;
+	zkp_pce *pce = synth_circuit(3000, seed, w);
+	if (!pce)
 		return;
 	zkp_backend_ops ops;
 	memset(&ops, 0, sizeof(ops));
@@ -1386,6 +1446,7 @@ int main(void)
 		{ "fp", test_fp }, { "fp-sqr", test_fp_sqr_edges }, { "fr", test_fr },
 		{ "fp2", test_fp2 }, { "inv", test_inv }, { "ec", test_ec_g1 }, { "ec-g2", test_ec_g2 },
 		{ "fixbase", test_fixed_base_both }, { "setup", test_setup_device_path },
+		{ "spmv", test_spmv },
 		{ "digits", test_digits }, { "scan", test_scan }, { "msm", test_msm },
 		{ "skew", test_skew_g1 }, { "density", test_density_g1 }, { "msm-g2", test_msm_g2 },
 		{ "skew-g2", test_skew_g2 }, { "dens-g2", test_density_g2 }, { "ntt", test_ntt },
