@@ -79,6 +79,17 @@ int zkp_groth16_resident_new(zkp_groth16_resident **ret, const zkp_groth16_pk *p
 size_t zkp_groth16_resident_bytes(const zkp_groth16_resident *rk);
 /* Whether it holds B_G2 (always on a host-visible backend). */
 bool zkp_groth16_resident_has_g2(const zkp_groth16_resident *rk);
+/* Makes rk hold pce's matrices too, on a device backend with spmv: jobs of
+ * that circuit given rk before their eval stage then evaluate a, b, c on
+ * the device (the witness crosses the bus once, a, b and c never).
+ * Optional: without it eval runs on the host. pce must outlive rk.
+ * Errors: ZKP_ERR_UNSUPPORTED (a host-visible backend, or none with spmv),
+ * ZKP_ERR_INVAL (rk holds another circuit), ZKP_ERR_NOMEM, ZKP_ERR_DEVICE
+ * (err names the matrix); rk is unchanged then. Cost: one copy of the
+ * matrices, about 6 bytes per non-zero (4.3 GB for a 32 GiB PoRep
+ * partition). */
+int zkp_groth16_resident_hold_circuit(zkp_groth16_resident *rk, const zkp_pce *pce,
+				      zkp_error *err);
 /* NULL is a no-op. No job may still use it. */
 void zkp_groth16_resident_free(zkp_groth16_resident *rk);
 
@@ -89,10 +100,14 @@ int zkp_groth16_job_new(zkp_groth16_job **ret, const zkp_pce *pce, const zkp_gro
 			const zkp_fr *w, size_t n_w, zkp_backend *be, zkp_pool *pool,
 			zkp_error *err);
 /* Makes the job read the key's queries from rk instead of importing them
- * (before the msm stage). Errors: ZKP_ERR_INVAL (rk was made for another
- * key or backend, or the msm stage has run). */
+ * (before the msm stage), and, given before the eval stage with rk holding
+ * the job's circuit, evaluate on the device. Errors: ZKP_ERR_INVAL (rk was
+ * made for another key or backend, or the msm stage has run). */
 int zkp_groth16_job_use_resident(zkp_groth16_job *job, const zkp_groth16_resident *rk);
 int zkp_groth16_job_eval(zkp_groth16_job *job, zkp_error *err);
+/* Whether the eval stage ran on the device (a resident circuit): false
+ * before it has run. */
+bool zkp_groth16_job_evaluated_on_device(const zkp_groth16_job *job);
 int zkp_groth16_job_ntt(zkp_groth16_job *job, zkp_error *err);
 int zkp_groth16_job_msm(zkp_groth16_job *job, zkp_error *err);
 /* pvk: the key's prepared vk when the caller keeps one (a daemon prepares

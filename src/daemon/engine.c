@@ -525,10 +525,12 @@ static void log_summary(const struct job *j)
 	       "\"job\":%" PRIu64 ",\"circuit\":\"%s\",\"priority\":\"%s\",\"state\":\"%s\"",
 	       j->id, j->circ->cfg.name, prio, state);
 	if (j->dev) {
-		append(text, sizeof(text), &tl, " device %s%s", j->dev->name,
-		       j->fell_back ? " (proved on the CPU after a device fault)" : "");
-		append(json, sizeof(json), &jl, ",\"device\":\"%s\",\"cpu_fallback\":%s",
-		       j->dev->name, j->fell_back ? "true" : "false");
+		append(text, sizeof(text), &tl, " device %s%s%s", j->dev->name,
+		       j->fell_back ? " (proved on the CPU after a device fault)" : "",
+		       j->dev_eval && !j->fell_back ? " (eval on the device)" : "");
+		append(json, sizeof(json), &jl,
+		       ",\"device\":\"%s\",\"cpu_fallback\":%s,\"device_eval\":%s", j->dev->name,
+		       j->fell_back ? "true" : "false", j->dev_eval ? "true" : "false");
 	}
 	if (j->state != ZKP_JOB_DONE && j->error_code) {
 		append(text, sizeof(text), &tl, " error %s", zkp_err_name(j->error_code));

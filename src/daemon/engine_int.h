@@ -132,6 +132,7 @@ struct job {
 	zkp_groth16_job *gj;
 	struct device *dev; /* the device of the pipeline that took it (set under the lock) */
 	bool fell_back;     /* proved on the CPU after a device fault */
+	bool dev_eval;      /* a, b, c evaluated on the device (resident circuit) */
 	/* Result. */
 	uint8_t *proof; /* 192 bytes; a sector job's: 192 per partition */
 	size_t proof_len;

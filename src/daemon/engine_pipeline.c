@@ -231,6 +231,22 @@ static int after_fault(struct zkp_engine *e, struct job *j, int rc, enum zkp_sta
 	return rc;
 }
 
+/* The circuit's resident copy on d, once a job has made it, for the eval
+ * stage: with the circuit's matrices in it, a device evaluates a, b, c
+ * itself. The slot is written under both the device lock and e->lock, so
+ * reading it under e->lock alone is safe. */
+static void attach_resident(struct zkp_engine *e, struct job *j, struct device *d)
+{
+	if (d->be->host_visible)
+		return;
+	pthread_mutex_lock(&e->lock);
+	zkp_groth16_resident **slot = circuit_resident_slot(e, j->circ, d);
+	zkp_groth16_resident *rk = slot ? *slot : NULL;
+	pthread_mutex_unlock(&e->lock);
+	if (rk)
+		(void)zkp_groth16_job_use_resident(j->gj, rk);
+}
+
 /* ---- cpu thread: WITNESS, EVAL ---- */
 
 static int run_witness(struct zkp_engine *e, struct job *j, zkp_error *err)
@@ -316,7 +332,11 @@ static void *cpu_main(void *arg)
 		}
 		rc = prover_new(e, j, pl->dev->be, &err);
 		if (!rc)
+			attach_resident(e, j, pl->dev);
+		if (!rc)
 			rc = zkp_groth16_job_eval(j->gj, &err);
+		if (!rc)
+			j->dev_eval = zkp_groth16_job_evaluated_on_device(j->gj);
 		if (rc)
 			rc = after_fault(e, j, rc, ZKP_STAGE_EVAL, &err);
 		if (rc) {
@@ -386,8 +406,9 @@ static void busy_add(struct zkp_engine *e, struct job *j, double from, double to
 }
 
 /* NTT and MSM of j on its pipeline's device, under the device's lock,
- * with the key's G1 queries resident there (made by the first job of the
- * circuit to reach the device). A job that already fell back to the CPU
+ * with the key's queries resident there, and the circuit's matrices where
+ * the device evaluates (made by the first job of the circuit to reach the
+ * device). A job that already fell back to the CPU
  * runs there without the lock. What the device's busy seconds grow by
  * while this job holds the lock is this job's (j->busy). ZKP_ERR_CANCELLED
  * at a boundary. */
@@ -406,7 +427,22 @@ static int device_stages(struct zkp_engine *e, struct pipeline *pl, struct job *
 		device_lock(e, j, lock);
 		if (slot && !*slot) {
 			job_span_now(e, j, ZKP_SPAN_KEY_UPLOAD);
-			rc = zkp_groth16_resident_new(slot, &j->circ->pk, d->be, err);
+			zkp_groth16_resident *made = NULL;
+			rc = zkp_groth16_resident_new(&made, &j->circ->pk, d->be, err);
+			if (!rc) {
+				/* The circuit too where the device evaluates: the
+				 * jobs after this one then eval there. Optional. */
+				zkp_error why = { 0 };
+				if (!d->be->host_visible &&
+				    zkp_groth16_resident_hold_circuit(made, j->circ->pce, &why) &&
+				    why.code != ZKP_ERR_UNSUPPORTED)
+					zkp_log(ZKP_LOG_WARN, "circuit %s on %s: eval stays on the "
+							      "host: %s", j->circ->cfg.name,
+						d->name, why.msg);
+				pthread_mutex_lock(&e->lock);
+				*slot = made;
+				pthread_mutex_unlock(&e->lock);
+			}
 		}
 		if (!rc && slot)
 			rc = zkp_groth16_job_use_resident(j->gj, *slot);

@@ -153,6 +153,11 @@ struct zkp_groth16_resident {
 	zkp_dbuf q[G16_RES_G1_QUERIES];
 	zkp_dbuf b_g2;
 	bool has_g2;
+	/* A, B, C of circuit for the backend's spmv (has_circuit): a device's
+	 * jobs of that circuit evaluate there. */
+	const zkp_pce *circuit;
+	zkp_backend_csr m[3];
+	bool has_circuit;
 	size_t bytes; /* held by the backend (owned buffers) */
 };
 

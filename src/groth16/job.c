@@ -12,7 +12,6 @@
  */
 #include <inttypes.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,6 +126,7 @@ struct zkp_groth16_job {
 	zkp_groth16_span_fn on_span;
 	void *span_arg;
 	enum job_state state;
+	bool dev_eval; /* eval runs (ran) on the device */
 	zkp_dbuf bufs[3]; /* a, b, c; H overwrites a */
 	void *dom_mem;
 	uint64_t *dens_a, *dens_b;
@@ -351,43 +351,6 @@ out:
 	return rc;
 }
 
-/* a, b, c over the circuit rows, the input rows, zero padding. */
-/* The satisfiability check on the evaluated vectors: row i holds when
- * a_i * b_i = c_i. Each chunk records its first failing row; the smallest
- * is the one named. */
-struct sat_check {
-	const zkp_fr *a, *b, *c;
-	_Atomic uint64_t first; /* UINT64_MAX: every row holds so far */
-};
-
-static void sat_task(void *arg, size_t begin, size_t end)
-{
-	struct sat_check *k = arg;
-	for (size_t i = begin; i < end; i++) {
-		if ((uint64_t)i >= atomic_load_explicit(&k->first, memory_order_relaxed))
-			return; /* an earlier row already fails */
-		zkp_fr ab;
-		zkp_fr_mul(&ab, &k->a[i], &k->b[i]);
-		if (!zkp_fr_eq(&ab, &k->c[i])) {
-			uint64_t cur = atomic_load(&k->first);
-			while ((uint64_t)i < cur &&
-			       !atomic_compare_exchange_weak(&k->first, &cur, (uint64_t)i))
-				;
-			return;
-		}
-	}
-}
-
-/* The first of rows [0, m) where a * b != c, or UINT64_MAX. One Fr
- * multiplication per row over the pool. */
-static uint64_t first_unsatisfied(const zkp_fr *a, const zkp_fr *b, const zkp_fr *c, uint64_t m,
-				  zkp_pool *pool)
-{
-	struct sat_check k = { a, b, c, UINT64_MAX };
-	zkp_pool_run(pool, (size_t)m, 1 << 14, sat_task, &k);
-	return atomic_load(&k.first);
-}
-
 /* The witness onto a device backend (w_dev, for the G1 MSMs), through the
  * pinned staging of a, b, c (cap elements) once those are uploaded: a
  * pinned copy runs at full bus speed, and here, before the device stage,
@@ -413,38 +376,99 @@ static int stage_witness(zkp_groth16_job *job, zkp_fr *stage, size_t cap, zkp_er
 	return rc;
 }
 
-int zkp_groth16_job_eval(zkp_groth16_job *job, zkp_error *err)
+/* The rows [0, m) hold (a * b = c), checked on be: else ZKP_ERR_UNSATISFIED
+ * naming the first that does not. */
+static int check_rows(zkp_backend *be, const zkp_dbuf *a, const zkp_dbuf *b,
+		      const zkp_dbuf *c, uint64_t m, zkp_error *err)
 {
-	int rc = enter(job, JOB_NEW, "eval", err);
+	uint64_t bad = UINT64_MAX;
+	int rc = zkp_backend_first_unsatisfied(be, &bad, a, b, c, (size_t)m);
+	if (rc)
+		return zkp_error_set(err, rc, "prove: the row check on backend %s failed",
+				     be->ops->name);
+	if (bad != UINT64_MAX)
+		return zkp_error_set(err, ZKP_ERR_UNSATISFIED,
+				     "prove: witness does not satisfy row %" PRIu64
+				     " (A.w * B.w != C.w there); no proof",
+				     bad);
+	return 0;
+}
+
+/* a, b, c on the device over the resident matrices: the witness goes up
+ * once (through pinned staging), spmv fills a, b, c with their padding,
+ * the device checks the rows, and the inputs go into a's input rows. */
+#define WITNESS_STAGE_ELEMS ((size_t)1 << 23) /* 256 MiB of pinned staging */
+
+static int eval_on_device(zkp_groth16_job *job, zkp_error *err)
+{
+	const zkp_pce_dims *dims = zkp_pce_get_dims(job->pce);
+	const uint64_t n_in = dims->n_inputs, m = dims->n_constraints;
+	const size_t n = (size_t)1 << dims->domain_log2;
+	const size_t n_all = (size_t)(n_in + dims->n_aux);
+	zkp_backend *be = job->be;
+	const zkp_groth16_resident *rk = job->rk;
+	size_t cap = n_all < WITNESS_STAGE_ELEMS ? n_all : WITNESS_STAGE_ELEMS;
+	zkp_fr *stage = NULL;
+
+	span_begin(job, ZKP_GROTH16_SPAN_UPLOAD);
+	int rc = zkp_backend_host_alloc(be, (void **)&stage, cap * sizeof(zkp_fr));
+	if (rc)
+		return zkp_error_set(err, rc, "prove: cannot allocate %zu bytes of host staging "
+					      "for the witness", cap * sizeof(zkp_fr));
+	rc = stage_witness(job, stage, cap, err);
+	zkp_backend_host_free(be, stage, cap * sizeof(zkp_fr));
 	if (rc)
 		return rc;
 	span_begin(job, ZKP_GROTH16_SPAN_EVAL);
+	for (int i = 0; i < 3 && !rc; i++) {
+		rc = zkp_backend_alloc(be, &job->bufs[i], n * sizeof(zkp_fr));
+		if (!rc)
+			rc = zkp_backend_spmv(be, &job->bufs[i], &rk->m[i], &job->w_dev, n);
+	}
+	if (rc)
+		return zkp_error_set(err, rc, "prove: evaluating a, b, c on backend %s failed",
+				     be->ops->name);
+	span_begin(job, ZKP_GROTH16_SPAN_SAT_CHECK);
+	rc = check_rows(be, &job->bufs[0], &job->bufs[1], &job->bufs[2], m, err);
+	if (rc)
+		return rc;
+	span_begin(job, ZKP_GROTH16_SPAN_EVAL);
+	rc = zkp_backend_upload(be, &job->bufs[0], (size_t)m * sizeof(zkp_fr), job->w,
+				(size_t)n_in * sizeof(zkp_fr));
+	if (rc)
+		zkp_error_set(err, rc, "prove: uploading the inputs to backend %s failed",
+			      be->ops->name);
+	return rc;
+}
+
+/* a, b, c in host memory (the CPU backend's buffers, or staging that is
+ * uploaded), the rows checked there. */
+static int eval_on_host(zkp_groth16_job *job, zkp_error *err)
+{
 	const zkp_pce_dims *dims = zkp_pce_get_dims(job->pce);
 	const uint64_t n_in = dims->n_inputs, m = dims->n_constraints;
 	const size_t n = (size_t)1 << dims->domain_log2;
 	zkp_backend *be = job->be;
+	zkp_fr *stage = NULL, *abc[3];
+	const size_t stage_bytes = 3 * n * sizeof(zkp_fr);
+	int rc = 0;
 
 	for (int i = 0; i < 3; i++) {
 		rc = zkp_backend_alloc(be, &job->bufs[i], n * sizeof(zkp_fr));
-		if (rc) {
-			zkp_error_set(err, rc, "prove: cannot allocate %zu bytes for a, b, c on "
-					       "backend %s", 3 * n * sizeof(zkp_fr), be->ops->name);
-			goto out;
-		}
+		if (rc)
+			return zkp_error_set(err, rc, "prove: cannot allocate %zu bytes for a, b, c on "
+						      "backend %s", 3 * n * sizeof(zkp_fr),
+					     be->ops->name);
 	}
 	/* On a device a, b, c are filled in host staging memory and uploaded. */
-	zkp_fr *stage = NULL, *abc[3];
-	const size_t stage_bytes = 3 * n * sizeof(zkp_fr);
 	if (be->host_visible) {
 		for (int i = 0; i < 3; i++)
 			abc[i] = job->bufs[i].ptr;
 	} else {
 		rc = zkp_backend_host_alloc(be, (void **)&stage, stage_bytes);
-		if (rc) {
-			zkp_error_set(err, rc, "prove: cannot allocate %zu bytes of host staging "
-					       "for a, b, c", stage_bytes);
-			goto out;
-		}
+		if (rc)
+			return zkp_error_set(err, rc, "prove: cannot allocate %zu bytes of host "
+						      "staging for a, b, c", stage_bytes);
 		for (int i = 0; i < 3; i++)
 			abc[i] = stage + (size_t)i * n;
 	}
@@ -453,16 +477,13 @@ int zkp_groth16_job_eval(zkp_groth16_job *job, zkp_error *err)
 	 * NTTs and MSMs spend a proof's time on it (the input rows appended
 	 * below hold by construction: B and C are zero there). */
 	span_begin(job, ZKP_GROTH16_SPAN_SAT_CHECK);
-	uint64_t bad = first_unsatisfied(abc[0], abc[1], abc[2], m, job->pool);
-	if (bad != UINT64_MAX) {
-		rc = zkp_error_set(err, ZKP_ERR_UNSATISFIED,
-				   "prove: witness does not satisfy row %" PRIu64
-				   " (A.w * B.w != C.w there); no proof",
-				   bad);
-		if (stage)
-			zkp_backend_host_free(be, stage, stage_bytes);
+	zkp_dbuf h[3];
+	for (int i = 0; i < 3 && !rc; i++)
+		rc = zkp_backend_import_host(job->host_be, &h[i], abc[i], (size_t)m * sizeof(zkp_fr));
+	if (!rc)
+		rc = check_rows(job->host_be, &h[0], &h[1], &h[2], m, err);
+	if (rc)
 		goto out;
-	}
 	span_begin(job, ZKP_GROTH16_SPAN_EVAL);
 	memcpy(abc[0] + m, job->w, n_in * sizeof(zkp_fr));
 	memset(abc[0] + m + n_in, 0, (n - m - n_in) * sizeof(zkp_fr));
@@ -473,18 +494,29 @@ int zkp_groth16_job_eval(zkp_groth16_job *job, zkp_error *err)
 		for (int i = 0; i < 3 && !rc; i++)
 			rc = zkp_backend_upload(be, &job->bufs[i], 0, abc[i], n * sizeof(zkp_fr));
 		if (rc) {
-			zkp_backend_host_free(be, stage, stage_bytes);
 			zkp_error_set(err, rc, "prove: uploading a, b, c to backend %s failed",
 				      be->ops->name);
 			goto out;
 		}
 		rc = stage_witness(job, stage, 3 * n, err);
-		zkp_backend_host_free(be, stage, stage_bytes);
-		if (rc)
-			goto out;
 	}
-	observe(job, ZKP_GROTH16_STAGE_EVAL);
 out:
+	if (stage)
+		zkp_backend_host_free(be, stage, stage_bytes);
+	return rc;
+}
+
+int zkp_groth16_job_eval(zkp_groth16_job *job, zkp_error *err)
+{
+	int rc = enter(job, JOB_NEW, "eval", err);
+	if (rc)
+		return rc;
+	span_begin(job, ZKP_GROTH16_SPAN_EVAL);
+	job->dev_eval = !job->be->host_visible && job->rk && job->rk->has_circuit &&
+			job->rk->circuit == job->pce;
+	rc = job->dev_eval ? eval_on_device(job, err) : eval_on_host(job, err);
+	if (!rc)
+		observe(job, ZKP_GROTH16_STAGE_EVAL);
 	return leave(job, rc, JOB_EVAL);
 }
 
@@ -776,6 +808,11 @@ void zkp_groth16_job_free(zkp_groth16_job *job)
 	release_all(job);
 	zkp_backend_free(job->own_host_be);
 	free(job);
+}
+
+bool zkp_groth16_job_evaluated_on_device(const zkp_groth16_job *job)
+{
+	return job->dev_eval && job->state >= JOB_EVAL && job->state != JOB_FAILED;
 }
 
 int zkp_groth16_job_use_resident(zkp_groth16_job *job, const zkp_groth16_resident *rk)

@@ -45,6 +45,35 @@ int zkp_groth16_resident_new(zkp_groth16_resident **ret, const zkp_groth16_pk *p
 	return 0;
 }
 
+int zkp_groth16_resident_hold_circuit(zkp_groth16_resident *rk, const zkp_pce *pce,
+				      zkp_error *err)
+{
+	if (rk->has_circuit)
+		return rk->circuit == pce ? 0 : zkp_error_set(err, ZKP_ERR_INVAL,
+							      "prove: the resident key already "
+							      "holds another circuit");
+	zkp_backend *be = rk->be;
+	if (be->host_visible || !be->ops->spmv)
+		return zkp_error_set(err, ZKP_ERR_UNSUPPORTED,
+				     "prove: backend %s evaluates in host memory already",
+				     be->ops->name);
+	for (int k = 0; k < 3; k++) {
+		int rc = zkp_backend_csr_import(be, &rk->m[k],
+						zkp_pce_matrix(pce, (enum zkp_pce_matrix)k));
+		if (rc) {
+			for (int i = 0; i < k; i++)
+				zkp_backend_csr_release(be, &rk->m[i]);
+			return zkp_error_set(err, rc, "prove: backend %s cannot hold the circuit's "
+						      "matrix %c", be->ops->name, "ABC"[k]);
+		}
+	}
+	for (int k = 0; k < 3; k++)
+		rk->bytes += zkp_backend_csr_bytes(&rk->m[k]);
+	rk->circuit = pce;
+	rk->has_circuit = true;
+	return 0;
+}
+
 size_t zkp_groth16_resident_bytes(const zkp_groth16_resident *rk)
 {
 	return rk ? rk->bytes : 0;
@@ -62,5 +91,7 @@ void zkp_groth16_resident_free(zkp_groth16_resident *rk)
 	for (int i = 0; i < G16_RES_G1_QUERIES; i++)
 		zkp_backend_release(rk->be, &rk->q[i]);
 	zkp_backend_release(rk->be, &rk->b_g2);
+	for (int k = 0; k < 3; k++)
+		zkp_backend_csr_release(rk->be, &rk->m[k]);
 	free(rk);
 }

@@ -2,8 +2,9 @@
 # Device serving without a GPU: zkpd with ZKPD_TEST_OFFHOST_DEVICES=2 proves
 # on two test devices whose memory the host cannot read (backend.h's
 # offhost backend, the stand-in for GPUs), so the daemon's device paths run
-# here: a, b, c uploaded, H and the G1 MSMs on the device, the key's G1
-# queries resident per device, several devices at once, unload and reload
+# here: a, b, c uploaded (evaluated on the device once it holds the
+# circuit), H and the MSMs on the device, the key's queries and the
+# circuit's matrices resident per device, several devices at once, unload and reload
 # (resident keys dropped and made again), and device faults with and
 # without gpus.fallback_cpu. Every proof is verified; every proof's spans
 # add up to its total time (zkpctl's sum line), and the devices' busy time
@@ -113,6 +114,14 @@ check "device memory gauges for both devices" "$(grep device_memory out.txt | tr
 	test "$(grep -Ec '^zkpd_device_memory(_used)?_bytes\{device="offhost:[01]",kind="offhost"\} [0-9]+$' out.txt)" -eq 4
 check "job summaries name the device" "$(grep -m1 'job 1 done' two.log)" \
 	grep -Eq 'job [0-9]+ done: circuit small priority normal device offhost:[01] ' two.log
+# Once a device holds the circuit (after its first job), later jobs there
+# evaluate a, b, c on it: a second round of proofs does, on both devices.
+prove_all round2 4
+check "4 more proofs verify" "$good of 4" test "$good" -eq 4
+ndev_eval=$(grep -Eo 'done: circuit small priority normal device offhost:[01] \(eval on the device\)' \
+	two.log | sort -u | wc -l)
+check "jobs after the first evaluate on their device, on both ($ndev_eval)" \
+	"$(grep -m1 'eval on the device' two.log)" test "$ndev_eval" -eq 2
 
 # Unload drops the resident keys; the next proofs make them again.
 run "$zkpctl" --connect "$addr" unload small

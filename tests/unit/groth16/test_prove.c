@@ -466,6 +466,52 @@ static void test_device_backend(void **state)
 		assert_int_equal(zkp_groth16_job_use_resident(job, rk), ZKP_ERR_INVAL);
 		zkp_groth16_job_free(job);
 		assert_int_equal(verify(&pk.vk, &c, NULL, &p), 0);
+
+		/* With the circuit's matrices resident, eval runs on the device:
+		 * spmv and the row check there, the witness uploaded once. */
+		assert_int_equal(zkp_groth16_resident_hold_circuit(rk_cpu, c.pce, &err),
+				 ZKP_ERR_UNSUPPORTED);
+		assert_int_equal(zkp_groth16_resident_hold_circuit(rk, c.pce, &err), 0);
+		assert_int_equal(zkp_groth16_resident_hold_circuit(rk, c.pce, &err), 0);
+		assert_true(zkp_groth16_resident_bytes(rk) > want);
+		assert_int_equal(zkp_groth16_job_new(&job, c.pce, &pk, c.w, c.n_w, oh, e.pool, &err),
+				 0);
+		assert_int_equal(zkp_groth16_job_use_resident(job, rk), 0);
+		rc = zkp_groth16_job_eval(job, &err);
+		if (!rc)
+			rc = zkp_groth16_job_ntt(job, &err);
+		if (!rc)
+			rc = zkp_groth16_job_msm(job, &err);
+		if (!rc)
+			rc = zkp_groth16_job_finish(job, &p, NULL, &err);
+		if (rc)
+			fail_msg("prove with device eval on offhost: %s", zkp_error_text(&err, rc));
+		zkp_groth16_prove_times t;
+		zkp_groth16_job_times(job, &t);
+		assert_true(t.span[ZKP_GROTH16_SPAN_UPLOAD] > 0 && t.span[ZKP_GROTH16_SPAN_SAT_CHECK] > 0);
+		zkp_groth16_job_free(job);
+		assert_int_equal(verify(&pk.vk, &c, NULL, &p), 0);
+		/* A witness that breaks a row is named there. */
+		zkp_fr *bad_w = malloc(c.n_w * sizeof(zkp_fr));
+		uint64_t want_row = 0;
+		size_t col = 1;
+		for (; col < c.n_w; col++) {
+			memcpy(bad_w, c.w, c.n_w * sizeof(zkp_fr));
+			zkp_fr_add(&bad_w[col], &bad_w[col], &ZKP_FR_ONE);
+			if (zkp_pce_check(c.pce, bad_w, &want_row, e.pool, NULL) ==
+			    ZKP_ERR_UNSATISFIED)
+				break;
+		}
+		assert_true(col < c.n_w);
+		assert_int_equal(zkp_groth16_job_new(&job, c.pce, &pk, bad_w, c.n_w, oh, e.pool, &err),
+				 0);
+		assert_int_equal(zkp_groth16_job_use_resident(job, rk), 0);
+		char name[48];
+		snprintf(name, sizeof(name), "satisfy row %" PRIu64 " ", want_row);
+		assert_int_equal(zkp_groth16_job_eval(job, &err), ZKP_ERR_UNSATISFIED);
+		assert_non_null(strstr(err.msg, name));
+		zkp_groth16_job_free(job);
+		free(bad_w);
 		zkp_groth16_resident_free(rk);
 		zkp_groth16_resident_free(rk_cpu);
 		zkp_groth16_pk_release(&pk);
