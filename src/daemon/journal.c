@@ -492,6 +492,7 @@ int journal_prepare(zkp_journal *j, zkp_journal_record *r, char name[ZKP_JOURNAL
 		    uint64_t *tmp_no, zkp_error *err)
 {
 	uint8_t d[DIGEST_BYTES];
+	*tmp_no = 0;
 	if (!r->request_id[0])
 		return zkp_error_set(err, ZKP_ERR_INVAL, "journal: a job without a request_id");
 	if (journal_digest(d, r->request_id))
