@@ -60,6 +60,7 @@ struct opts {
 	const char *backend, *what;
 	bool g2, perturb;
 	unsigned lo, hi, runs, spots, threads;
+	unsigned windows[8], n_windows; /* --window: forced widths, or one 0 (the backend's) */
 	bool kinds[CHECK_SC_KINDS];
 	enum zkp_ntt_roots roots;
 	uint64_t seed;
@@ -73,7 +74,7 @@ static void usage(void)
 		"usage: zkpd-bench check msm [--backend cpu|cuda[:N]|corrupt] [--group g1|g2]\n"
 		"                            [--log2 LO[..HI]] [--scalars KIND,...|all] "
 		"[--runs R]\n"
-		"                            [--seed S] [--threads T] [--perturb]\n"
+		"                            [--window C,...] [--seed S] [--threads T] [--perturb]\n"
 		"       zkpd-bench check ntt [--backend cpu|cuda[:N]|corrupt] [--log2 LO[..HI]]\n"
 		"                            [--spots K] [--roots bellman|snarkjs] [--seed S]\n"
 		"                            [--threads T] [--perturb]\n"
@@ -130,7 +131,7 @@ static int backend_open(zkp_backend **ret, zkp_backend **inner, const char *name
 
 static int msm_one(zkp_backend *be, const struct opts *o, const zkp_dbuf *db,
 		   const zkp_dbuf *ds, zkp_fr *sc, const void *q, enum check_scalars kind,
-		   unsigned lg, zkp_pool *pool)
+		   unsigned lg, unsigned window, zkp_pool *pool)
 {
 	size_t n = (size_t)1 << lg;
 	double t[MAX_RUNS];
@@ -138,9 +139,11 @@ static int msm_one(zkp_backend *be, const struct opts *o, const zkp_dbuf *db,
 	for (unsigned r = 0; r < o->runs; r++) {
 		zkp_g1 r1;
 		zkp_g2 r2;
+		/* a forced window width (0: the backend's choice) */
+		const zkp_msm_opts mo = { ZKP_MSM_AUTO, window, false };
 		double t0 = now_ms();
-		int err = o->g2 ? zkp_backend_msm_g2(be, &r2, db, ds, NULL, n, NULL)
-				: zkp_backend_msm_g1(be, &r1, db, ds, NULL, n, NULL);
+		int err = o->g2 ? zkp_backend_msm_g2(be, &r2, db, ds, NULL, n, &mo)
+				: zkp_backend_msm_g1(be, &r1, db, ds, NULL, n, &mo);
 		t[r] = now_ms() - t0;
 		if (err) {
 			fprintf(stderr, "zkpd-bench check: msm 2^%u: %s\n", lg, zkp_strerror(err));
@@ -162,8 +165,9 @@ static int msm_one(zkp_backend *be, const struct opts *o, const zkp_dbuf *db,
 		 check_scalars_names[kind], lg);
 	verdict(ok, what, o);
 	printf("{\"check\":\"msm\",\"group\":\"%s\",\"backend\":\"%s\",\"scalars\":\"%s\","
-	       "\"log_n\":%u,\"runs\":%u,\"median_ms\":%.3f,\"min_ms\":%.3f,\"ok\":%s}\n",
-	       o->g2 ? "g2" : "g1", o->backend, check_scalars_names[kind], lg, o->runs,
+	       "\"log_n\":%u,\"window\":%u,\"runs\":%u,\"median_ms\":%.3f,\"min_ms\":%.3f,"
+	       "\"ok\":%s}\n",
+	       o->g2 ? "g2" : "g1", o->backend, check_scalars_names[kind], lg, window, o->runs,
 	       bench_median(t, o->runs), mn, ok ? "true" : "false");
 	fflush(stdout);
 	return 0;
@@ -213,9 +217,11 @@ static int check_msm(zkp_backend *be, const struct opts *o, zkp_pool *pool)
 		if ((err = zkp_backend_upload(be, &ds, 0, sc, nmax * sizeof(*sc))))
 			goto out;
 		for (unsigned lg = o->lo; lg <= o->hi; lg++)
-			if ((err = msm_one(be, o, &db, &ds, sc, o->g2 ? (void *)&q2 : (void *)&q1,
-					   kind, lg, pool)))
-				goto out;
+			for (unsigned wi = 0; wi < o->n_windows; wi++)
+				if ((err = msm_one(be, o, &db, &ds, sc,
+						   o->g2 ? (void *)&q2 : (void *)&q1, kind, lg,
+						   o->windows[wi], pool)))
+					goto out;
 	}
 out:
 	zkp_backend_release(be, &db);
@@ -331,6 +337,24 @@ static bool parse_uint(unsigned *ret, const char *s, unsigned lo, unsigned hi)
 	return true;
 }
 
+/* "C[,C...]": up to 8 window widths, each 0 (the backend's choice) or
+ * 1..ZKP_MSM_MAX_WINDOW. */
+static bool parse_windows(struct opts *o, const char *s)
+{
+	char buf[64];
+	if (strlen(s) >= sizeof(buf))
+		return false;
+	strcpy(buf, s);
+	o->n_windows = 0;
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (o->n_windows == 8 || !parse_uint(&o->windows[o->n_windows], t, 0,
+						      ZKP_MSM_MAX_WINDOW))
+			return false;
+		o->n_windows++;
+	}
+	return o->n_windows > 0;
+}
+
 static bool parse_range(struct opts *o, const char *s, unsigned max)
 {
 	char buf[32];
@@ -365,7 +389,7 @@ static bool parse_kinds(struct opts *o, const char *s)
 
 int bench_check_main(int argc, char **argv)
 {
-	struct opts o = { .backend = "cpu", .lo = 10, .hi = 10, .runs = 1, .spots = 8,
+	struct opts o = { .backend = "cpu", .lo = 10, .hi = 10, .runs = 1, .n_windows = 1, .spots = 8,
 			  .threads = zkp_pool_default_threads(), .roots = ZKP_NTT_ROOTS_BELLMAN,
 			  .seed = (uint64_t)bench_now_ns() };
 	o.kinds[CHECK_SC_RANDOM] = true;
@@ -395,6 +419,8 @@ int bench_check_main(int argc, char **argv)
 			good = parse_kinds(&o, v);
 		} else if (!strcmp(a, "--runs") && !ntt) {
 			good = parse_uint(&o.runs, v, 1, MAX_RUNS);
+		} else if (!strcmp(a, "--window") && !ntt) {
+			good = parse_windows(&o, v);
 		} else if (!strcmp(a, "--spots") && ntt) {
 			good = parse_uint(&o.spots, v, 1, CHECK_NTT_MAX_SPOTS);
 		} else if (!strcmp(a, "--roots") && ntt) {
