@@ -392,9 +392,11 @@ if jobs:
     st = " ".join("%s %.3f" % (s["stage"], s["seconds"]) for s in j.get("stages", []))
     if st:
         lines.append("  stages: " + st)
-    for p in j.get("partition_times", []) or j.get("partitions_detail", []):
-        lines.append("  partition %s: %s" % (p.get("index", "?"), " ".join(
-            "%s %.3f" % (s["stage"], s["seconds"]) for s in p.get("stages", []))))
+    for p in j.get("partition_times", []):
+        sp = p.get("spans", {})
+        lines.append("  partition %s: %.2f s: %s" % (p.get("partition", "?"),
+                     p.get("total_seconds", 0), " ".join(
+                         "%s %.3f" % (k, v) for k, v in sp.items() if v >= 0.0005)))
 if b2b_s > 0:
     out["sectors_per_hour"] = 3600.0 * sectors / b2b_s
     lines.append("back to back: %d sectors in %.2f s: %.1f sectors/hour" %

@@ -88,7 +88,7 @@ while [ $# -gt 0 ]; do
 		[ "$4" = --out ] && out=$5
 		sleep 0.6
 		echo proof >"$out"
-		echo '{"job_id":1,"state":"done","circuit":"porep","total_seconds":0.6,"partitions":10,"stages":[{"stage":"witness","seconds":0.1},{"stage":"msm","seconds":0.4}]}'
+		echo '{"job_id":1,"state":"done","circuit":"porep","total_seconds":0.6,"partitions":2,"stages":[{"stage":"witness","seconds":0.1},{"stage":"msm","seconds":0.4}],"partition_times":[{"partition":0,"job_id":2,"total_seconds":0.3,"spans":{"eval":0.05,"msm_h":0.2}},{"partition":1,"job_id":3,"total_seconds":0.3,"spans":{"eval":0.04,"msm_h":0.21}}]}'
 		exit 0
 		;;
 	*) echo "stand-in zkpctl: unexpected $1" >&2; exit 2 ;;
@@ -111,7 +111,7 @@ sum=$tmp/out1/summary.txt
 for r in "seal 3 sectors (sparse)  *ok" "circuit (2KiB partition)  *ok" \
 	"key (INSECURE, standalone .zkpc)  *ok .*points on the CPU" "zkpd start and load  *ok .*device cuda:0" \
 	"one sector alone  *ok" "3 sectors back to back  *ok" "verify (zkp porep verify)  *ok  *4 of 4 valid" \
-	"stages: witness 0.100 msm 0.400" "sectors/hour" "zkpd peak RSS 3.0 GiB" \
+	"stages: witness 0.100 msm 0.400" "partition 1: 0.30 s: eval 0.040 msm_h 0.210" "sectors/hour" "zkpd peak RSS 3.0 GiB" \
 	"device cuda:0 busy 2.5 s"; do
 	grep -q "$r" "$sum" || fail "summary lacks '$r'"
 done
