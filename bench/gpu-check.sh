@@ -144,31 +144,9 @@ trap 'rm -rf "$tmp"' EXIT
 start=$SECONDS
 margin=30 # for the table at the end
 
-step() { printf '== %s (%ds)\n' "$*" $((SECONDS - start)); }
-# Seconds left of the budget, less the margin.
-left() { echo $((total_s - (SECONDS - start) - margin)); }
-# cap N: N, or what is left when that is less (at least 1).
-cap() {
-	local l
-	l=$(left)
-	if [ "$l" -lt "$1" ]; then
-		echo $((l < 1 ? 1 : l))
-	else
-		echo "$1"
-	fi
-}
-rows=()
-row() { rows+=("$(printf '%-36s %-8s %s' "$1" "$2" "$3")"); }
-# fits NAME EST: whether a step estimated at EST s fits what is left;
-# otherwise says so and adds a skipped row.
-fits() {
-	if [ "$(left)" -ge "$2" ]; then
-		return 0
-	fi
-	echo "$1: SKIPPED: estimated $2 s, $(left) s left of the budget"
-	row "$1" skipped "estimated $2 s, $(left) s left"
-	return 1
-}
+row_width=36
+# shellcheck source=bench/lib-budget.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib-budget.sh"
 
 if command -v nvidia-smi >/dev/null 2>&1; then
 	nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true

@@ -132,27 +132,10 @@ now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 # ceil X: the whole seconds at or above X.
 ceil() { awk -v x="$1" 'BEGIN { c = int(x); if (c < x) c++; print c }'; }
-step() { printf '== %s (%ds)\n' "$*" $((SECONDS - start)) | tee -a "$log"; }
-left() { echo $((total_s - (SECONDS - start) - margin)); }
-cap() {
-	local l
-	l=$(left)
-	if [ "$l" -lt "$1" ]; then
-		echo $((l < 1 ? 1 : l))
-	else
-		echo "$1"
-	fi
-}
-rows=()
-row() { rows+=("$(printf '%-34s %-8s %s' "$1" "$2" "$3")"); }
-fits() {
-	if [ "$(left)" -ge "$2" ]; then
-		return 0
-	fi
-	echo "$1: SKIPPED: estimated $2 s, $(left) s left of the budget" | tee -a "$log"
-	row "$1" skipped "estimated $2 s, $(left) s left"
-	return 1
-}
+row_width=34
+step_log=$log
+# shellcheck source=bench/lib-budget.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib-budget.sh"
 # run NAME CAP CMD...: CMD under timeout, its output in the log; sets
 # took (seconds) and returns CMD's status.
 took=0

@@ -733,8 +733,8 @@ static int msm_sizes_ok(const zkp_dbuf *bases, size_t base_size, const zkp_dbuf 
 	return bases->bytes / base_size < need ? ZKP_ERR_INVAL : 0;
 }
 
-/* The C layer's types and Horner step of each group, for the shared MSM
- * driver below. */
+/* The C layer's types, the Horner step and the device launchers of each
+ * group, for the shared MSM and fixed-base drivers below. */
 struct g1_group {
 	typedef dfp dev;
 	typedef zkp_g1 jac;
@@ -746,6 +746,13 @@ struct g1_group {
 		return msm_g1_run(win, (const g1_affine *)bases, sc, n, c, ws, st);
 	}
 	static void set_infinity(jac *r) { zkp_g1_set_infinity(r); }
+	static affine *fb_table() { return zkp_fixed_base_g1_table(); }
+	static cudaError_t fb_run(void *out, void *tmp, const void *table, const dfr *sc, size_t n,
+				  cudaStream_t st)
+	{
+		return fb_g1_run((g1_affine *)out, (g1_xyzz *)tmp, (const g1_affine *)table, sc, n,
+				 st);
+	}
 	static void horner_step(jac *r, const ec_xyzz<dfp> *w, unsigned c)
 	{
 		for (unsigned i = 0; i < c; i++)
@@ -767,6 +774,13 @@ struct g2_group {
 		return msm_g2_run(win, (const g2_affine *)bases, sc, n, c, ws, st);
 	}
 	static void set_infinity(jac *r) { zkp_g2_set_infinity(r); }
+	static affine *fb_table() { return zkp_fixed_base_g2_table(); }
+	static cudaError_t fb_run(void *out, void *tmp, const void *table, const dfr *sc, size_t n,
+				  cudaStream_t st)
+	{
+		return fb_g2_run((g2_affine *)out, (g2_xyzz *)tmp, (const g2_affine *)table, sc, n,
+				 st);
+	}
 	static void horner_step(jac *r, const ec_xyzz<dfp2> *w, unsigned c)
 	{
 		for (unsigned i = 0; i < c; i++)
@@ -933,30 +947,6 @@ out:
  * and affine results (2^22 G2 points: 2.3 GiB). */
 #define FB_CHUNK ((size_t)1 << 22)
 
-struct g1_fb {
-	typedef dfp dev;
-	typedef zkp_g1_affine affine;
-	static affine *table() { return zkp_fixed_base_g1_table(); }
-	static cudaError_t run(void *out, void *tmp, const void *table, const dfr *sc, size_t n,
-			       cudaStream_t st)
-	{
-		return fb_g1_run((g1_affine *)out, (g1_xyzz *)tmp, (const g1_affine *)table, sc, n,
-				 st);
-	}
-};
-
-struct g2_fb {
-	typedef dfp2 dev;
-	typedef zkp_g2_affine affine;
-	static affine *table() { return zkp_fixed_base_g2_table(); }
-	static cudaError_t run(void *out, void *tmp, const void *table, const dfr *sc, size_t n,
-			       cudaStream_t st)
-	{
-		return fb_g2_run((g2_affine *)out, (g2_xyzz *)tmp, (const g2_affine *)table, sc, n,
-				 st);
-	}
-};
-
 /* out[i] = [scalars[i]] G: the window table built on the host and
  * uploaded, then chunks of FB_CHUNK scalars up, through the two kernels
  * of cuda/fixed_base.cu, and their points down. One device block for the
@@ -976,7 +966,7 @@ static int cuda_fixed_base(zkp_backend *be, typename G::affine *out, const zkp_f
 	const size_t xbytes = (chunk * sizeof(ec_xyzz<E>) + 255) & ~(size_t)255;
 	const size_t total = tbytes + sbytes + xbytes + chunk * sizeof(affine);
 	char *mem = NULL;
-	affine *table = G::table();
+	affine *table = G::fb_table();
 	int err = table ? set_device(cb) : ZKP_ERR_NOMEM;
 	if (err)
 		goto out;
@@ -989,7 +979,7 @@ static int cuda_fixed_base(zkp_backend *be, typename G::affine *out, const zkp_f
 		char *sc = mem + tbytes, *tmp = sc + sbytes, *res = tmp + xbytes;
 		CUDA_TRY(cb, cudaMemcpyAsync(sc, scalars + off, k * sizeof(zkp_fr),
 					     cudaMemcpyHostToDevice, cb->stream));
-		CUDA_TRY(cb, G::run(res, tmp, mem, (const dfr *)sc, k, cb->stream));
+		CUDA_TRY(cb, G::fb_run(res, tmp, mem, (const dfr *)sc, k, cb->stream));
 		CUDA_TRY(cb, cudaMemcpyAsync(out + off, res, k * sizeof(affine),
 					     cudaMemcpyDeviceToHost, cb->stream));
 		CUDA_TRY(cb, cudaStreamSynchronize(cb->stream));
@@ -1003,13 +993,13 @@ out:
 static int cuda_fixed_base_g1(zkp_backend *be, zkp_g1_affine *out, const zkp_fr *scalars,
 			      size_t n)
 {
-	return cuda_fixed_base<g1_fb>(be, out, scalars, n);
+	return cuda_fixed_base<g1_group>(be, out, scalars, n);
 }
 
 static int cuda_fixed_base_g2(zkp_backend *be, zkp_g2_affine *out, const zkp_fr *scalars,
 			      size_t n)
 {
-	return cuda_fixed_base<g2_fb>(be, out, scalars, n);
+	return cuda_fixed_base<g2_group>(be, out, scalars, n);
 }
 
 /* b and c may be views; a is written and must be owned. */

@@ -127,6 +127,10 @@ int zkp_fr_from_be(zkp_fr *ret, const uint8_t in[ZKP_FR_BYTES]);
 int zkp_fr_from_le(zkp_fr *ret, const uint8_t in[ZKP_FR_BYTES]);
 void zkp_fr_to_be(uint8_t out[ZKP_FR_BYTES], const zkp_fr *a);
 void zkp_fr_to_le(uint8_t out[ZKP_FR_BYTES], const zkp_fr *a);
+/* "0x" and the canonical value's 64 lowercase hex digits, big-endian, and
+ * a NUL: for messages that name a value. */
+#define ZKP_FR_HEX_CHARS (2 + 2 * ZKP_FR_BYTES + 1)
+void zkp_fr_to_hex(char out[ZKP_FR_HEX_CHARS], const zkp_fr *a);
 void zkp_fr_from_wide(zkp_fr *ret, const uint64_t v[2 * ZKP_FR_LIMBS]);
 
 /* ---- Fp2 = Fp[u]/(u^2 + 1) ---- */

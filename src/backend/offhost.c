@@ -117,6 +117,25 @@ static int decoded(zkp_backend *be, zkp_dbuf *ret, const zkp_dbuf *src, size_t b
 	return rc;
 }
 
+/* Decoded copies of the first bytes of a, b and c into t[0..2] (zeroed on
+ * entry); release3 frees them whatever succeeded. */
+static int decoded3(zkp_backend *be, zkp_dbuf t[3], const zkp_dbuf *a, const zkp_dbuf *b,
+		    const zkp_dbuf *c, size_t bytes)
+{
+	int rc = decoded(be, &t[0], a, bytes);
+	if (!rc)
+		rc = decoded(be, &t[1], b, bytes);
+	if (!rc)
+		rc = decoded(be, &t[2], c, bytes);
+	return rc;
+}
+
+static void release3(zkp_backend *be, zkp_dbuf t[3])
+{
+	for (int i = 0; i < 3; i++)
+		zkp_backend_release(inner_of(be), &t[i]);
+}
+
 static int oh_ntt(zkp_backend *be, zkp_dbuf *data, const zkp_ntt_domain *d,
 		  const zkp_ntt_opts *opts)
 {
@@ -204,21 +223,15 @@ static int oh_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, const
 	if (!a->owned || a->bytes < bytes)
 		return ZKP_ERR_INVAL;
 	uint64_t t0 = now_ns();
-	zkp_dbuf ta = { 0 }, tb = { 0 }, tc = { 0 };
-	int rc = decoded(be, &ta, a, bytes);
+	zkp_dbuf t[3] = { { 0 } };
+	int rc = decoded3(be, t, a, b, c, bytes);
 	if (!rc)
-		rc = decoded(be, &tb, b, bytes);
-	if (!rc)
-		rc = decoded(be, &tc, c, bytes);
-	if (!rc)
-		rc = zkp_backend_h_pointwise(inner_of(be), &ta, &tb, &tc, scale, n);
+		rc = zkp_backend_h_pointwise(inner_of(be), &t[0], &t[1], &t[2], scale, n);
 	if (!rc)
 		rc = zkp_backend_sync(inner_of(be));
 	if (!rc)
-		scramble(a->ptr, ta.ptr, bytes, a->ptr);
-	zkp_backend_release(inner_of(be), &tc);
-	zkp_backend_release(inner_of(be), &tb);
-	zkp_backend_release(inner_of(be), &ta);
+		scramble(a->ptr, t[0].ptr, bytes, a->ptr);
+	release3(be, t);
 	busy_add(be, t0);
 	return rc;
 }
@@ -276,18 +289,11 @@ static int oh_spmv(zkp_backend *be, zkp_dbuf *out, const zkp_backend_csr *m, con
 static int oh_first_unsatisfied(zkp_backend *be, uint64_t *row, const zkp_dbuf *a,
 				const zkp_dbuf *b, const zkp_dbuf *c, size_t m)
 {
-	size_t bytes = m * sizeof(zkp_fr);
-	zkp_dbuf ta = { 0 }, tb = { 0 }, tc = { 0 };
-	int rc = decoded(be, &ta, a, bytes);
+	zkp_dbuf t[3] = { { 0 } };
+	int rc = decoded3(be, t, a, b, c, m * sizeof(zkp_fr));
 	if (!rc)
-		rc = decoded(be, &tb, b, bytes);
-	if (!rc)
-		rc = decoded(be, &tc, c, bytes);
-	if (!rc)
-		rc = zkp_backend_first_unsatisfied(inner_of(be), row, &ta, &tb, &tc, m);
-	zkp_backend_release(inner_of(be), &tc);
-	zkp_backend_release(inner_of(be), &tb);
-	zkp_backend_release(inner_of(be), &ta);
+		rc = zkp_backend_first_unsatisfied(inner_of(be), row, &t[0], &t[1], &t[2], m);
+	release3(be, t);
 	return rc;
 }
 

@@ -110,3 +110,17 @@ int zkp_fr_sqrt(zkp_fr *ret, const zkp_fr *a)
 	*ret = x;
 	return 0;
 }
+
+void zkp_fr_to_hex(char out[ZKP_FR_HEX_CHARS], const zkp_fr *a)
+{
+	static const char digits[] = "0123456789abcdef";
+	uint8_t be[ZKP_FR_BYTES];
+	zkp_fr_to_be(be, a);
+	out[0] = '0';
+	out[1] = 'x';
+	for (int i = 0; i < ZKP_FR_BYTES; i++) {
+		out[2 + 2 * i] = digits[be[i] >> 4];
+		out[3 + 2 * i] = digits[be[i] & 15];
+	}
+	out[2 + 2 * ZKP_FR_BYTES] = 0;
+}

@@ -94,16 +94,6 @@ static int check_row(void *ctx, const zkp_pce_term *a, size_t na, const zkp_pce_
 	return 0;
 }
 
-static void fr_hex(char out[67], const zkp_fr *v)
-{
-	uint8_t be[ZKP_FR_BYTES];
-	zkp_fr_to_be(be, v);
-	out[0] = '0';
-	out[1] = 'x';
-	for (int i = 0; i < ZKP_FR_BYTES; i++)
-		snprintf(out + 2 + 2 * i, 3, "%02x", be[i]);
-}
-
 /* Records how a pass ended: a failing row (kept if it is the lowest), or
  * another error (kept over any row). where names the part. */
 static void record(struct check *ck, const zkp_cs *cs, const struct sink *k, const char *where)
@@ -115,9 +105,9 @@ static void record(struct check *ck, const zkp_cs *cs, const struct sink *k, con
 	if (rc == ZKP_ERR_UNSATISFIED) {
 		bool other = ck->rc && ck->rc != ZKP_ERR_UNSATISFIED; /* wins over any row */
 		if (!other && k->row < atomic_load(&ck->first)) {
-			char h[3][67];
+			char h[3][ZKP_FR_HEX_CHARS];
 			for (int m = 0; m < 3; m++)
-				fr_hex(h[m], &k->v[m]);
+				zkp_fr_to_hex(h[m], &k->v[m]);
 			atomic_store(&ck->first, k->row);
 			ck->rc = rc;
 			zkp_error_set(&ck->error, rc,

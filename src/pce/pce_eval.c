@@ -86,16 +86,6 @@ static void check_chunk(void *p, size_t begin, size_t end)
 	}
 }
 
-static void fr_hex(char out[67], const zkp_fr *v)
-{
-	uint8_t be[ZKP_FR_BYTES];
-	zkp_fr_to_be(be, v);
-	out[0] = '0';
-	out[1] = 'x';
-	for (int i = 0; i < ZKP_FR_BYTES; i++)
-		snprintf(out + 2 + 2 * i, 3, "%02x", be[i]);
-}
-
 int zkp_pce_check(const zkp_pce *pce, const zkp_fr *w, uint64_t *first_row, zkp_pool *pool,
 		  zkp_error *err)
 {
@@ -113,10 +103,10 @@ int zkp_pce_check(const zkp_pce *pce, const zkp_fr *w, uint64_t *first_row, zkp_
 
 	/* Recompute the failing row's three products for the message. */
 	zkp_fr v[3][ZKP_PCE_BLOCK_ROWS];
-	char hx[3][67];
+	char hx[3][ZKP_FR_HEX_CHARS];
 	for (int m = 0; m < 3; m++) {
 		zkp_csr_eval_block(&pce->m[m], w, row / ZKP_PCE_BLOCK_ROWS, v[m]);
-		fr_hex(hx[m], &v[m][row % ZKP_PCE_BLOCK_ROWS]);
+		zkp_fr_to_hex(hx[m], &v[m][row % ZKP_PCE_BLOCK_ROWS]);
 	}
 	return zkp_error_set(err, ZKP_ERR_UNSATISFIED,
 			     "constraint %" PRIu64 " is not satisfied: A.w = %s, B.w = %s, C.w = %s",

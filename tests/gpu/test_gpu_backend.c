@@ -244,11 +244,13 @@ static void fill_scalars(zkp_fr *s, size_t n, enum kind k)
 	}
 }
 
-/* With view_off > 0 the device scalars are a view at that many scalars
- * into a larger buffer. */
-static void msm_case_at(const char *what, const zkp_g1_affine *pts, size_t n, enum kind k,
+/* One MSM, G1 (pts zkp_g1_affine) or G2 (zkp_g2_affine), on the device
+ * against the CPU backend. With view_off > 0 the device scalars are a view
+ * at that many scalars into a larger buffer. */
+static void msm_case_at(const char *what, bool g2, const void *pts, size_t n, enum kind k,
 			int density_pct, unsigned window, size_t view_off)
 {
+	const size_t psize = g2 ? sizeof(zkp_g2_affine) : sizeof(zkp_g1_affine);
 	zkp_fr *s = malloc((n + 1) * sizeof(*s));
 	fill_scalars(s, n, k);
 	uint64_t *dens = NULL;
@@ -264,9 +266,9 @@ static void msm_case_at(const char *what, const zkp_g1_affine *pts, size_t n, en
 	}
 	zkp_msm_opts opts = { ZKP_MSM_AUTO, window, false };
 	zkp_dbuf cb, cs;
-	zkp_backend_import_host(cpu, &cb, pts, nb * sizeof(*pts));
+	zkp_backend_import_host(cpu, &cb, pts, nb * psize);
 	zkp_backend_import_host(cpu, &cs, s, n * sizeof(*s));
-	zkp_dbuf gb = to_gpu(pts, nb * sizeof(*pts)), gs, view;
+	zkp_dbuf gb = to_gpu(pts, nb * psize), gs, view;
 	if (view_off) {
 		size_t head = view_off * sizeof(*s), bytes = n * sizeof(*s);
 		check(zkp_backend_alloc(gpu, &gs, head + bytes + sizeof(*s)) == 0, "alloc", n);
@@ -278,16 +280,26 @@ static void msm_case_at(const char *what, const zkp_g1_affine *pts, size_t n, en
 		gs = to_gpu(s, n * sizeof(*s));
 		view = gs;
 	}
-	zkp_g1 want, got;
-	check(zkp_backend_msm_g1(cpu, &want, &cb, &cs, dens, n, NULL) == 0, "cpu msm", n);
-	int err = zkp_backend_msm_g1(gpu, &got, &gb, &view, dens, n, &opts);
+	int err;
+	bool same;
+	if (g2) {
+		zkp_g2 want, got;
+		check(zkp_backend_msm_g2(cpu, &want, &cb, &cs, dens, n, NULL) == 0, "cpu msm", n);
+		err = zkp_backend_msm_g2(gpu, &got, &gb, &view, dens, n, &opts);
+		same = zkp_g2_eq(&want, &got);
+	} else {
+		zkp_g1 want, got;
+		check(zkp_backend_msm_g1(cpu, &want, &cb, &cs, dens, n, NULL) == 0, "cpu msm", n);
+		err = zkp_backend_msm_g1(gpu, &got, &gb, &view, dens, n, &opts);
+		same = zkp_g1_eq(&want, &got);
+	}
 	check(err == 0, what, n);
 	if (err) {
 		zkp_error e;
 		zkp_backend_cuda_last_error(gpu, &e);
 		fprintf(stderr, "  %s\n", e.msg);
 	}
-	check(zkp_g1_eq(&want, &got), what, n);
+	check(same, what, n);
 	zkp_backend_release(gpu, &gb);
 	zkp_backend_release(gpu, &gs);
 	zkp_backend_release(cpu, &cb);
@@ -299,7 +311,7 @@ static void msm_case_at(const char *what, const zkp_g1_affine *pts, size_t n, en
 static void msm_case(const char *what, const zkp_g1_affine *pts, size_t n, enum kind k,
 		     int density_pct, unsigned window)
 {
-	msm_case_at(what, pts, n, k, density_pct, window, 0);
+	msm_case_at(what, false, pts, n, k, density_pct, window, 0);
 }
 
 static void test_msm(void)
@@ -324,9 +336,9 @@ static void test_msm(void)
 	msm_case("msm 2^16 witness-like window 8", pts, NPTS, WITNESS, -1, 8);
 	msm_case("msm density witness-like", pts, NPTS, WITNESS, 60, 0);
 	msm_case("msm density odd size", pts, NPTS - 37, WITNESS, 70, 0);
-	msm_case_at("msm scalars as a view", pts, 5000, RANDOM, -1, 0, 77);
-	msm_case_at("msm witness-like view", pts, NPTS - 100, WITNESS, -1, 0, 100);
-	msm_case_at("msm density view", pts, 3000, WITNESS, 50, 0, 3);
+	msm_case_at("msm scalars as a view", false, pts, 5000, RANDOM, -1, 0, 77);
+	msm_case_at("msm witness-like view", false, pts, NPTS - 100, WITNESS, -1, 0, 100);
+	msm_case_at("msm density view", false, pts, 3000, WITNESS, 50, 0, 3);
 	free(pts);
 }
 
@@ -357,72 +369,22 @@ static zkp_g2_affine *points_g2(size_t n)
 	return p;
 }
 
-/* The G2 MSM on the device (the G1 kernels over Fp2) against the CPU
- * backend; as msm_case_at. */
-static void g2_case_at(const char *what, const zkp_g2_affine *pts, size_t n, enum kind k,
-		       int density_pct, unsigned window, size_t view_off)
-{
-	zkp_fr *s = malloc((n + 1) * sizeof(*s));
-	fill_scalars(s, n, k);
-	uint64_t *dens = NULL;
-	size_t nb = n;
-	if (density_pct >= 0) {
-		dens = calloc(n / 64 + 1, sizeof(*dens));
-		nb = 0;
-		for (size_t i = 0; i < n; i++)
-			if ((int)(tu_rand64() % 100) < density_pct) {
-				dens[i / 64] |= UINT64_C(1) << (i % 64);
-				nb++;
-			}
-	}
-	zkp_msm_opts opts = { ZKP_MSM_AUTO, window, false };
-	zkp_dbuf cb, cs;
-	zkp_backend_import_host(cpu, &cb, pts, nb * sizeof(*pts));
-	zkp_backend_import_host(cpu, &cs, s, n * sizeof(*s));
-	zkp_dbuf gb = to_gpu(pts, nb * sizeof(*pts)), gs, view;
-	if (view_off) {
-		size_t head = view_off * sizeof(*s), bytes = n * sizeof(*s);
-		check(zkp_backend_alloc(gpu, &gs, head + bytes + sizeof(*s)) == 0, "alloc", n);
-		check(zkp_backend_upload(gpu, &gs, head, s, bytes) == 0, "upload", n);
-		check(zkp_dbuf_view(&view, &gs, head, bytes) == 0, "view", n);
-	} else {
-		gs = to_gpu(s, n * sizeof(*s));
-		view = gs;
-	}
-	zkp_g2 want, got;
-	check(zkp_backend_msm_g2(cpu, &want, &cb, &cs, dens, n, NULL) == 0, "cpu g2 msm", n);
-	int err = zkp_backend_msm_g2(gpu, &got, &gb, &view, dens, n, &opts);
-	check(err == 0, what, n);
-	if (err) {
-		zkp_error e;
-		zkp_backend_cuda_last_error(gpu, &e);
-		fprintf(stderr, "  %s\n", e.msg);
-	}
-	check(zkp_g2_eq(&want, &got), what, n);
-	zkp_backend_release(gpu, &gb);
-	zkp_backend_release(gpu, &gs);
-	zkp_backend_release(cpu, &cb);
-	zkp_backend_release(cpu, &cs);
-	free(dens);
-	free(s);
-}
-
 static void test_g2(void)
 {
 	zkp_g2_affine *pts = points_g2(NPTS_G2);
-	g2_case_at("g2 msm n=0", pts, 0, RANDOM, -1, 0, 0);
-	g2_case_at("g2 msm n=1", pts, 1, RANDOM, -1, 0, 0);
-	g2_case_at("g2 msm n=2", pts, 2, RANDOM, -1, 0, 0);
-	g2_case_at("g2 msm 2^10", pts, 1024, RANDOM, -1, 0, 0);
-	g2_case_at("g2 msm 2^10 window 4", pts, 1024, RANDOM, -1, 4, 0);
-	g2_case_at("g2 msm 2^14", pts, NPTS_G2, RANDOM, -1, 0, 0);
-	g2_case_at("g2 msm 2^14 0/1-heavy", pts, NPTS_G2, ZERO_ONE, -1, 0, 0);
-	g2_case_at("g2 msm 2^14 zeros", pts, NPTS_G2, ZEROS, -1, 0, 0);
-	g2_case_at("g2 msm 2^14 witness-like", pts, NPTS_G2, WITNESS, -1, 0, 0);
-	g2_case_at("g2 msm density witness-like", pts, NPTS_G2, WITNESS, 25, 0, 0);
-	g2_case_at("g2 msm density odd size", pts, NPTS_G2 - 37, WITNESS, 70, 0, 0);
-	g2_case_at("g2 msm density empty", pts, 1000, RANDOM, 0, 0, 0);
-	g2_case_at("g2 msm witness-like view", pts, 5000, WITNESS, -1, 0, 100);
+	msm_case_at("g2 msm n=0", true, pts, 0, RANDOM, -1, 0, 0);
+	msm_case_at("g2 msm n=1", true, pts, 1, RANDOM, -1, 0, 0);
+	msm_case_at("g2 msm n=2", true, pts, 2, RANDOM, -1, 0, 0);
+	msm_case_at("g2 msm 2^10", true, pts, 1024, RANDOM, -1, 0, 0);
+	msm_case_at("g2 msm 2^10 window 4", true, pts, 1024, RANDOM, -1, 4, 0);
+	msm_case_at("g2 msm 2^14", true, pts, NPTS_G2, RANDOM, -1, 0, 0);
+	msm_case_at("g2 msm 2^14 0/1-heavy", true, pts, NPTS_G2, ZERO_ONE, -1, 0, 0);
+	msm_case_at("g2 msm 2^14 zeros", true, pts, NPTS_G2, ZEROS, -1, 0, 0);
+	msm_case_at("g2 msm 2^14 witness-like", true, pts, NPTS_G2, WITNESS, -1, 0, 0);
+	msm_case_at("g2 msm density witness-like", true, pts, NPTS_G2, WITNESS, 25, 0, 0);
+	msm_case_at("g2 msm density odd size", true, pts, NPTS_G2 - 37, WITNESS, 70, 0, 0);
+	msm_case_at("g2 msm density empty", true, pts, 1000, RANDOM, 0, 0, 0);
+	msm_case_at("g2 msm witness-like view", true, pts, 5000, WITNESS, -1, 0, 100);
 	free(pts);
 }
 

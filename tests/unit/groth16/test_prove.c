@@ -375,6 +375,22 @@ static void test_snarkjs_convention(void **state)
 	env_free(&e);
 }
 
+/* eval, ntt, msm and finish of a staged job; any failure fails the test,
+ * named by what. */
+static void run_stages(zkp_groth16_job *job, zkp_groth16_proof *p, const char *what)
+{
+	zkp_error err = { 0 };
+	int rc = zkp_groth16_job_eval(job, &err);
+	if (!rc)
+		rc = zkp_groth16_job_ntt(job, &err);
+	if (!rc)
+		rc = zkp_groth16_job_msm(job, &err);
+	if (!rc)
+		rc = zkp_groth16_job_finish(job, p, NULL, &err);
+	if (rc)
+		fail_msg("%s: %s", what, zkp_error_text(&err, rc));
+}
+
 /* The offhost double hides its memory: what a buffer holds differs from
  * what was uploaded, and only download gives it back. */
 static void test_offhost_hides(void **state)
@@ -454,15 +470,7 @@ static void test_device_backend(void **state)
 		/* A resident copy on another backend is refused. */
 		assert_int_equal(zkp_groth16_job_use_resident(job, rk_cpu), ZKP_ERR_INVAL);
 		assert_int_equal(zkp_groth16_job_use_resident(job, rk), 0);
-		rc = zkp_groth16_job_eval(job, &err);
-		if (!rc)
-			rc = zkp_groth16_job_ntt(job, &err);
-		if (!rc)
-			rc = zkp_groth16_job_msm(job, &err);
-		if (!rc)
-			rc = zkp_groth16_job_finish(job, &p, NULL, &err);
-		if (rc)
-			fail_msg("staged prove on offhost: %s", zkp_error_text(&err, rc));
+		run_stages(job, &p, "staged prove on offhost");
 		assert_int_equal(zkp_groth16_job_use_resident(job, rk), ZKP_ERR_INVAL);
 		zkp_groth16_job_free(job);
 		assert_int_equal(verify(&pk.vk, &c, NULL, &p), 0);
@@ -477,15 +485,7 @@ static void test_device_backend(void **state)
 		assert_int_equal(zkp_groth16_job_new(&job, c.pce, &pk, c.w, c.n_w, oh, e.pool, &err),
 				 0);
 		assert_int_equal(zkp_groth16_job_use_resident(job, rk), 0);
-		rc = zkp_groth16_job_eval(job, &err);
-		if (!rc)
-			rc = zkp_groth16_job_ntt(job, &err);
-		if (!rc)
-			rc = zkp_groth16_job_msm(job, &err);
-		if (!rc)
-			rc = zkp_groth16_job_finish(job, &p, NULL, &err);
-		if (rc)
-			fail_msg("prove with device eval on offhost: %s", zkp_error_text(&err, rc));
+		run_stages(job, &p, "prove with device eval on offhost");
 		zkp_groth16_prove_times t;
 		zkp_groth16_job_times(job, &t);
 		assert_true(t.span[ZKP_GROTH16_SPAN_UPLOAD] > 0 && t.span[ZKP_GROTH16_SPAN_SAT_CHECK] > 0);
