@@ -84,6 +84,26 @@ check "missing pce message names the file" "$(said)" has 'missing.pce' err.txt
 printf '[gpus]\ndevices = 63\n' >absent-gpu.conf
 expect 2 "a GPU that is not present fails --check-config" "$zkpd" --check-config absent-gpu.conf
 check "its message names the GPU" "$(said)" has 'GPU 63 is not present' err.txt
+# gRPC has its own transport: TLS there is valid, but Curio cannot reach it
+printf '[tls]\ncert = %s\nkey = %s\n[grpc]\nlisten = 127.0.0.1:9820\ntransport = tls\n' \
+	"$work/c.pem" "$work/k.pem" >grpc-tls.conf
+expect 0 "gRPC over TLS passes --check-config" "$zkpd" --check-config grpc-tls.conf
+check "--check-config says Curio cannot connect over TLS" "$(said)" \
+	has '^note: grpc.transport = tls: Curio' out.txt
+printf '[grpc]\nlisten = 0.0.0.0:9820\n' >grpc-open.conf
+expect 2 "plaintext gRPC on a network address fails --check-config" "$zkpd" \
+	--check-config grpc-open.conf
+check "its message names the option that allows it" "$(said)" \
+	has 'grpc.allow_insecure_plaintext_network = true' err.txt
+# A gRPC address that cannot be bound: one line naming it and the reason
+printf '[server]\nlisten = unix:%s/bind.sock\n[grpc]\nlisten = unix:%s/no-dir/c.sock\n' \
+	"$work" "$work" >grpc-bind.conf
+printf '[gpus]\ndevices = cpu\n' >>grpc-bind.conf
+run "$zkpd" --config grpc-bind.conf
+check "zkpd stops when gRPC cannot bind" "exit $rc" test "$rc" -ne 0 -a "$rc" -ne 124
+check "the error names the address and the reason on one line" "$(said)" \
+	has "cannot listen on unix:$work/no-dir/c.sock: No such file or directory" err.txt
+check "no multi-line gRPC report" "$(said)" test "$(grep -c -v 'zkpd\[' err.txt)" -eq 0
 
 expect 0 "health" "${ctl[@]}" health
 expect 0 "status" "${ctl[@]}" status
