@@ -267,8 +267,8 @@ func main() {
 	target := flag.String("target", "", "unix:///PATH or HOST:PORT")
 	desc := flag.String("descriptors", "", "protoc --descriptor_set_out of proving.proto")
 	c1Path := flag.String("c1", "", "a 2 KiB C1 (the FFI's JSON)")
-	windowA := flag.String("window-a", "", "partition 0's sector proofs, comma-separated")
-	windowB := flag.String("window-b", "", "partition 1's sector proofs, comma-separated")
+	windowA := flag.String("window-a", "", "one partition's sector proofs, comma-separated")
+	windowB := flag.String("window-b", "", "another partition's, comma-separated")
 	rndHex := flag.String("randomness", "", "the PoSt randomness, 64 hex digits")
 	winning := flag.String("winning", "", "a WinningPoSt sector proof")
 	snap := flag.String("snap", "", "a SnapDeals PartitionProof")
@@ -356,15 +356,16 @@ func main() {
 		vanillaProofs: [][]byte{readAll(*snap)}, commROld: fromHex("comm_r_old", cs[0]),
 		commDNew: fromHex("comm_d_new", cs[1]), commRNew: fromHex("comm_r_new", cs[2])})
 
-	// Two partitions of one deadline under the one id Curio gives them.
+	// Two partitions of one deadline, each proved by a task of its own:
+	// Curio gives both the same id and partition index 0 (the index within
+	// the task); only their sectors differ.
 	wdID := fmt.Sprintf("wdpost-%d-%d-%d", minerID, 0, rnd[:8])
 	a := call("window-a", "Prove of WindowPoSt partition 0 under "+wdID, &request{
 		id: wdID, kind: "WINDOW_POST_PARTITION", prio: "HIGH", sectorSize: sectorSize2K,
 		registered: windowV1_2K, vanillaProofs: readList(*windowA), randomness: rnd})
-	b := call("window-b", "Prove of WindowPoSt partition 1 under the same id", &request{
+	b := call("window-b", "Prove of another partition under the same id", &request{
 		id: wdID, kind: "WINDOW_POST_PARTITION", prio: "HIGH", sectorSize: sectorSize2K,
-		registered: windowV1_2K, vanillaProofs: readList(*windowB), randomness: rnd,
-		partition: 1})
+		registered: windowV1_2K, vanillaProofs: readList(*windowB), randomness: rnd})
 	if a != nil && b != nil {
 		if a.jobID != b.jobID && !bytes.Equal(a.proof, b.proof) {
 			ok("the two partitions got two jobs and two proofs")
