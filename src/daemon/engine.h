@@ -57,10 +57,10 @@
  * PoSt jobs. A circuit with window_post_sector_size or
  * winning_post_sector_size (its .pce the Fallback PoSt circuit of that kind
  * and size) takes a PoSt bundle: one ordinary job whose WITNESS stage
- * decodes every sector's vanilla proof, checks its paths, comm_r and
- * challenged leaves against those derived from the randomness and the
- * sector's position (post_c2.h), pads a short partition with its last
- * sector, and computes the witness, whose public inputs must equal the
+ * decodes every sector's vanilla proof, puts the sectors in ascending
+ * sector id, checks their paths, comm_r and challenged leaves against
+ * those derived from the randomness and each sector's position in that
+ * order (post_c2.h), pads a short partition with its last sector, and computes the witness, whose public inputs must equal the
  * derived ones. A WinningPoSt job submitted at NORMAL (the default) runs
  * at CRITICAL: a block's deadline is seconds.
  *
