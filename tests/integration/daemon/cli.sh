@@ -139,6 +139,22 @@ id2=$(json_field job_id out.txt)
 check "same --request-id gives the same job" "ids '$id1' and '$id2'" test -n "$id1" -a "$id1" = "$id2"
 check "repeated --request-id attaches" "$(said)" has '"attached":true' out.txt
 expect 0 "await the request-id job" "${ctl[@]}" await "$id1" --out r.bin
+# The same --request-id with other witness bytes is another request: a new
+# job (counted), and the first stays reachable by its id.
+cp "$w" other.wtns
+printf '\001' | dd of=other.wtns bs=1 seek=$(($(stat -c %s other.wtns) - 1)) conv=notrunc \
+	2>/dev/null
+expect 0 "submit other inputs under the same --request-id" "${ctl[@]}" --json submit demo \
+	other.wtns --request-id cli-req-1
+id3=$(json_field job_id out.txt)
+check "other inputs do not attach" "$(said)" has '"attached":false' out.txt
+check "other inputs get a new job" "ids '$id1' and '$id3'" test -n "$id3" -a "$id3" != "$id1"
+run "${ctl[@]}" await "$id3"
+expect 0 "the first job is still there by its id" "${ctl[@]}" await "$id1" --out r2.bin
+check "with its proof" "$(said)" cmp -s r.bin r2.bin
+expect 0 "metrics after the reused request id" "${ctl[@]}" metrics
+check "zkpd_request_id_reused_total counts it" "$(said)" \
+	has '^zkpd_request_id_reused_total 1$' out.txt
 
 expect 0 "cancel a finished job" "${ctl[@]}" cancel "$id1"
 check "cancel reports the finished state" "$(said)" grep -qi 'done' out.txt
