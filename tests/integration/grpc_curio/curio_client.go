@@ -17,8 +17,8 @@
 //     Curio gives them both ("wdpost-MINER-0-RAND8");
 //   - a WinningPoSt at CRITICAL.
 //
-// Each proof goes to OUT/NAME.bin and its job id to OUT/NAME.job for the
-// caller to verify. Prints "ok - " and "FAIL - " lines; exits 1 on any
+// The calls run concurrently, as Curio's tasks make them. Each proof goes
+// to OUT/NAME.bin and its job id to OUT/NAME.job for the caller to verify. Prints "ok - " and "FAIL - " lines; exits 1 on any
 // failure.
 package main
 
@@ -34,6 +34,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -57,7 +58,10 @@ const (
 	winningV1_2K = 0 // RegisteredPoStProof StackedDrgWinning2KiBV1
 )
 
-var failed int
+var (
+	mu     sync.Mutex // output and failed: calls run concurrently
+	failed int
+)
 
 // codec marshals with google.golang.org/protobuf, which knows dynamic
 // messages (Debian's grpc-go would use the older github.com/golang/protobuf,
@@ -70,9 +74,15 @@ func (codec) Unmarshal(b []byte, v interface{}) error {
 }
 func (codec) Name() string { return "proto" }
 
-func ok(what string) { fmt.Printf("ok - %s\n", what) }
+func ok(what string) {
+	mu.Lock()
+	defer mu.Unlock()
+	fmt.Printf("ok - %s\n", what)
+}
 
 func bad(what string, detail interface{}) {
+	mu.Lock()
+	defer mu.Unlock()
 	failed++
 	fmt.Printf("FAIL - %s (%v)\n", what, detail)
 }
@@ -313,14 +323,38 @@ func main() {
 
 	rnd := fromHex("randomness", *rndHex)
 	c1 := readAll(*c1Path)
+	cs := strings.Split(*comms, ",")
+	if len(cs) != 3 {
+		fmt.Fprintln(os.Stderr, "curio_client: -snap-comms: expected three values")
+		os.Exit(2)
+	}
+	snapReq := &request{
+		id:   fmt.Sprintf("ps-snap-%d-%d-%d", minerID, sectorNumber, 78),
+		kind: "SNAP_DEALS_UPDATE", prio: "NORMAL", registered: updateV1_2K,
+		vanillaProofs: [][]byte{readAll(*snap)}, commROld: fromHex("comm_r_old", cs[0]),
+		commDNew: fromHex("comm_d_new", cs[1]), commRNew: fromHex("comm_r_new", cs[2])}
+	windowAProofs, windowBProofs := readList(*windowA), readList(*windowB)
+	winningProof := readAll(*winning)
+
+	// Curio's tasks call at the same time, each on the one connection.
+	var wg sync.WaitGroup
+	async := func(f func()) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f()
+		}()
+	}
 
 	// PoRep, Curio's wrapper as lib/ffi writes it, then passed through
 	// generic JSON (another id: another sector's proof).
 	wrapped := wrapC1(c1)
-	call("porep-ffi", "Prove of a PoRep C1 in Curio's wrapper", &request{
-		id: fmt.Sprintf("porep-%d-%d", minerID, sectorNumber), kind: "POREP_SEAL_COMMIT",
-		prio: "NORMAL", sectorSize: sectorSize2K, registered: sealV1_1_2K,
-		vanillaProof: wrapped})
+	async(func() {
+		call("porep-ffi", "Prove of a PoRep C1 in Curio's wrapper", &request{
+			id:   fmt.Sprintf("porep-%d-%d", minerID, sectorNumber),
+			kind: "POREP_SEAL_COMMIT", prio: "NORMAL", sectorSize: sectorSize2K,
+			registered: sealV1_1_2K, vanillaProof: wrapped})
+	})
 	again, err := reencode(wrapped)
 	if err == nil {
 		var inner []byte
@@ -338,48 +372,51 @@ func main() {
 	if err != nil || bytes.Equal(again, wrapped) {
 		bad("the wrapper re-encoded by encoding/json differs from the FFI's bytes", err)
 	} else {
-		call("porep-reencoded", "Prove of the same C1 re-encoded by encoding/json", &request{
-			id:   fmt.Sprintf("ps-porep-%d-%d-%d", minerID, sectorNumber, 77),
-			kind: "POREP_SEAL_COMMIT", prio: "NORMAL", sectorSize: sectorSize2K,
-			registered: sealV1_1_2K, vanillaProof: again})
+		async(func() {
+			call("porep-reencoded", "Prove of the same C1 re-encoded by encoding/json",
+				&request{
+					id:   fmt.Sprintf("ps-porep-%d-%d-%d", minerID, sectorNumber, 77),
+					kind: "POREP_SEAL_COMMIT", prio: "NORMAL",
+					sectorSize: sectorSize2K, registered: sealV1_1_2K,
+					vanillaProof: again})
+		})
 	}
 
 	// SnapDeals as ProofShare sends it: no sector_size.
-	cs := strings.Split(*comms, ",")
-	if len(cs) != 3 {
-		fmt.Fprintln(os.Stderr, "curio_client: -snap-comms: expected three values")
-		os.Exit(2)
-	}
-	call("snap", "Prove of a SnapDeals update with sector_size 0", &request{
-		id:   fmt.Sprintf("ps-snap-%d-%d-%d", minerID, sectorNumber, 78),
-		kind: "SNAP_DEALS_UPDATE", prio: "NORMAL", registered: updateV1_2K,
-		vanillaProofs: [][]byte{readAll(*snap)}, commROld: fromHex("comm_r_old", cs[0]),
-		commDNew: fromHex("comm_d_new", cs[1]), commRNew: fromHex("comm_r_new", cs[2])})
+	async(func() { call("snap", "Prove of a SnapDeals update with sector_size 0", snapReq) })
 
 	// Two partitions of one deadline, each proved by a task of its own:
 	// Curio gives both the same id and partition index 0 (the index within
 	// the task); only their sectors differ.
 	wdID := fmt.Sprintf("wdpost-%d-%d-%d", minerID, 0, rnd[:8])
-	a := call("window-a", "Prove of WindowPoSt partition 0 under "+wdID, &request{
-		id: wdID, kind: "WINDOW_POST_PARTITION", prio: "HIGH", sectorSize: sectorSize2K,
-		registered: windowV1_2K, vanillaProofs: readList(*windowA), randomness: rnd})
-	b := call("window-b", "Prove of another partition under the same id", &request{
-		id: wdID, kind: "WINDOW_POST_PARTITION", prio: "HIGH", sectorSize: sectorSize2K,
-		registered: windowV1_2K, vanillaProofs: readList(*windowB), randomness: rnd})
-	if a != nil && b != nil {
-		if a.jobID != b.jobID && !bytes.Equal(a.proof, b.proof) {
-			ok("the two partitions got two jobs and two proofs")
-		} else {
-			bad("the two partitions got two jobs and two proofs", a.jobID+" "+b.jobID)
+	async(func() {
+		a := call("window-a", "Prove of WindowPoSt partition 0 under "+wdID, &request{
+			id: wdID, kind: "WINDOW_POST_PARTITION", prio: "HIGH",
+			sectorSize: sectorSize2K, registered: windowV1_2K,
+			vanillaProofs: windowAProofs, randomness: rnd})
+		b := call("window-b", "Prove of another partition under the same id", &request{
+			id: wdID, kind: "WINDOW_POST_PARTITION", prio: "HIGH",
+			sectorSize: sectorSize2K, registered: windowV1_2K,
+			vanillaProofs: windowBProofs, randomness: rnd})
+		if a != nil && b != nil {
+			if a.jobID != b.jobID && !bytes.Equal(a.proof, b.proof) {
+				ok("the two partitions got two jobs and two proofs")
+			} else {
+				bad("the two partitions got two jobs and two proofs",
+					a.jobID+" "+b.jobID)
+			}
 		}
-	}
+	})
 
-	// WinningPoSt: a block's deadline.
-	call("winning", "Prove of a WinningPoSt at CRITICAL", &request{
-		id:   fmt.Sprintf("winpost-%d-%x", minerID, rnd[:8]),
-		kind: "WINNING_POST", prio: "CRITICAL", sectorSize: sectorSize2K,
-		registered: winningV1_2K, vanillaProofs: [][]byte{readAll(*winning)},
-		randomness: rnd})
+	// WinningPoSt: a block's deadline, ahead of the queued work.
+	async(func() {
+		call("winning", "Prove of a WinningPoSt at CRITICAL", &request{
+			id:   fmt.Sprintf("winpost-%d-%x", minerID, rnd[:8]),
+			kind: "WINNING_POST", prio: "CRITICAL", sectorSize: sectorSize2K,
+			registered: winningV1_2K, vanillaProofs: [][]byte{winningProof},
+			randomness: rnd})
+	})
+	wg.Wait()
 
 	if failed > 0 {
 		os.Exit(1)
