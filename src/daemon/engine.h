@@ -60,8 +60,8 @@
  * decodes every sector's vanilla proof, puts the sectors in ascending
  * sector id, checks their paths, comm_r and challenged leaves against
  * those derived from the randomness and each sector's position in that
- * order (post_c2.h), pads a short partition with its last sector, and computes the witness, whose public inputs must equal the
- * derived ones. A WinningPoSt job submitted at NORMAL (the default) runs
+ * order (post_c2.h), pads a short partition with its last sector, and
+ * computes the witness, whose public inputs must equal the derived ones. A WinningPoSt job submitted at NORMAL (the default) runs
  * at CRITICAL: a block's deadline is seconds.
  *
  * Scheduling. Four FIFO queues, CRITICAL > HIGH > NORMAL > LOW. A pipeline's

@@ -10,8 +10,9 @@
  * proof format and witness (the bytes and their format, or only the path of
  * a path witness); once the job ended, its result record instead (state,
  * error code and message, proof, proof.json, public inputs, queue and total
- * seconds, the digest of its inputs). Every file carries a sequence number that grows with each write:
- * pending entries are resubmitted in submit order, results kept newest.
+ * seconds, the digest of its inputs). Every file carries a sequence number
+ * that grows with each write: pending entries are resubmitted in submit
+ * order, results kept newest.
  *
  * Invariants:
  *  - NAME.job is complete and fsync'd, or absent: a write goes to
