@@ -64,7 +64,9 @@ grpc_sock=$(dirname "$sock")/cuzk.sock
 # The gRPC socket is owned like the framed ones: as root, by a group Curio's
 # user would be in (nogroup here); otherwise by our own.
 group=$(id -g)
-[ "$(id -u)" -ne 0 ] || group=$(getent group nogroup | cut -d: -f3)
+if [ "$(id -u)" -eq 0 ] && getent group nogroup >/dev/null; then
+	group=$(getent group nogroup | cut -d: -f3)
+fi
 cat >zkpd.ini <<EOF
 [server]
 listen = unix:$sock
