@@ -342,7 +342,7 @@ static void *loader_main(void *arg)
 	for (;;) {
 		struct circuit *c = NULL;
 		while (!e->stopping) {
-			for (size_t i = 0; i < e->n_circuits && !c; i++)
+			for (size_t i = 0; i < e->n_circuits && !c && e->loads_started; i++)
 				if (e->circuits[i].want_load)
 					c = &e->circuits[i];
 			if (c)
@@ -365,6 +365,7 @@ static void *loader_main(void *arg)
 
 		struct loaded r;
 		zkp_error err = { 0 };
+		engine_test_load_begins(cfg.name);
 		double t0 = eng_now();
 		int rc = load_one(&r, &cfg, e->pool, e->threads, &err);
 		double secs = eng_now() - t0;
@@ -447,6 +448,14 @@ int loader_start(struct zkp_engine *e)
 		return ZKP_ERR_IO;
 	e->loader_started = true;
 	return 0;
+}
+
+void zkp_engine_start_loads(zkp_engine *e)
+{
+	pthread_mutex_lock(&e->lock);
+	e->loads_started = true;
+	pthread_cond_broadcast(&e->load_cond);
+	pthread_mutex_unlock(&e->lock);
 }
 
 void loader_join(struct zkp_engine *e)

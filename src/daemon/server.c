@@ -31,6 +31,7 @@
 #include "cuzk_server.h"
 #include "engine.h"
 #include "journal.h"
+#include "probe.h"
 #include "server.h"
 #include "session.h"
 #include "tls.h"
@@ -39,6 +40,8 @@
 
 #define READ_BUF_BYTES (256 * 1024)
 #define TICK_MS 100
+/* How long a Health call to the daemon already on our socket may take. */
+#define PROBE_MS 2000
 #define EVENTS_PER_POLL 256
 /* Plaintext passed to SSL_write at once: the write BIO then holds at most
  * this much (plus record overhead) before it is handed to uv_write. */
@@ -678,6 +681,9 @@ static int prepare_unix_path(const char *path, zkp_error *err)
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	int live = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
 	close(fd);
+	char who[160];
+	if (live && zkp_probe_unix(path, PROBE_MS, who, sizeof(who)))
+		return zkp_error_set(err, ZKP_ERR_IO, "%s is serving on unix:%s", who, path);
 	if (live)
 		return zkp_error_set(err, ZKP_ERR_IO, "another daemon is serving unix:%s", path);
 	if (unlink(path))
@@ -1035,6 +1041,17 @@ int zkp_server_new(zkp_server **ret, const zkp_config *cfg, zkp_error *err)
 	rc = setup_security(s, err);
 	if (rc)
 		goto fail;
+	/* Bound before anything loads: a daemon that cannot take its address
+	 * exits at once, not after a key of many GiB has been read. No
+	 * connection is accepted before the loop runs. */
+	for (size_t i = 0; i < cfg->n_listen; i++) {
+		s->listeners[i].addr = cfg->listen[i];
+		s->listeners[i].tls = cfg->listen[i].kind == ZKP_ADDR_TCP && s->tls_ctx;
+		s->n_listeners = i + 1;
+		rc = listen_on(s, &s->listeners[i], err);
+		if (rc)
+			goto fail;
+	}
 	rc = zkp_engine_new(&s->engine, cfg, engine_notify, s, err);
 	if (rc)
 		goto fail;
@@ -1055,14 +1072,7 @@ int zkp_server_new(zkp_server **ret, const zkp_config *cfg, zkp_error *err)
 		if (rc)
 			goto fail;
 	}
-	for (size_t i = 0; i < cfg->n_listen; i++) {
-		s->listeners[i].addr = cfg->listen[i];
-		s->listeners[i].tls = cfg->listen[i].kind == ZKP_ADDR_TCP && s->tls_ctx;
-		s->n_listeners = i + 1;
-		rc = listen_on(s, &s->listeners[i], err);
-		if (rc)
-			goto fail;
-	}
+	zkp_engine_start_loads(s->engine);
 	uv_timer_start(&s->tick, on_tick, TICK_MS, TICK_MS);
 	uv_signal_start(&s->sigterm, on_signal, SIGTERM);
 	uv_signal_start(&s->sigint, on_signal, SIGINT);
