@@ -20,6 +20,7 @@
 #include "engine.h"
 #include "http.h"
 #include "server.h"
+#include "sockdir.h"
 #include "zkpd/config.h"
 #include "zkpd/log.h"
 
@@ -63,8 +64,9 @@ static void raise_fd_limit(void)
 			(unsigned long long)rl.rlim_max);
 }
 
-/* Circuit files must be readable, and the journal directory writable (or
- * creatable: zkpd makes it at start), before the daemon promises to serve. */
+/* Circuit files must be readable, the journal directory writable (or
+ * creatable: zkpd makes it at start) and every socket's directory usable
+ * (sockdir.h), before the daemon promises to serve. */
 static int check_files(const zkp_config *cfg, const char *name)
 {
 	int bad = 0;
@@ -76,7 +78,22 @@ static int check_files(const zkp_config *cfg, const char *name)
 		bad = 1;
 	}
 	zkp_error err = { 0 };
-	int rc = zkp_engine_check_devices(cfg, &err);
+	int rc;
+	for (size_t i = 0; i <= cfg->n_listen; i++) {
+		const zkp_address *a = i < cfg->n_listen ? &cfg->listen[i] : &cfg->grpc_listen;
+		bool make = false;
+		if (a->kind != ZKP_ADDR_UNIX || !a->path[0])
+			continue;
+		rc = zkp_sockdir_check(cfg, i < cfg->n_listen ? "server.listen" : "grpc.listen",
+				       a->path, &make, &err);
+		if (rc) {
+			fprintf(stderr, "%s: %s\n", name, err.msg);
+			bad = 1;
+		} else if (make) {
+			printf("%s: the directory of unix:%s is made at start\n", name, a->path);
+		}
+	}
+	rc = zkp_engine_check_devices(cfg, &err);
 	if (rc) {
 		fprintf(stderr, "%s: %s\n", name, zkp_error_text(&err, rc));
 		bad = 1;

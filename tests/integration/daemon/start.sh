@@ -2,7 +2,8 @@
 # How zkpd starts: it binds every listener before any circuit loads, so a
 # second zkpd on a taken socket or HTTP port exits at once, naming the
 # daemon that serves there; and the directories of its Unix sockets, which
-# --check-config checks and zkpd creates only when the directory is its own.
+# --check-config checks (exists, usable, the group let in when socket_mode
+# lets it in) and zkpd creates only when the directory is its own.
 # Loads are held with zkpd-test-hooks' ZKPD_TEST_LOAD_WAIT_FILE, so the order
 # of events is checked, never a time.
 # Usage: start.sh BUILD_DIR WORK_DIR
@@ -61,11 +62,10 @@ check "the first daemon's load is still waiting" "log: $(tail -3 first.log | tr 
 # A taken HTTP port: a hint that a zkpd may be running there already.
 if port=$(free_port); then
 	printf '[http]\nlisten = 127.0.0.1:%s\n' "$port" >http1.conf
-	launch_http() { "$zkpd" --config http1.conf --listen "unix:$work/$1.sock" --demo-dir "$demo"; }
-	launch_http h1 >h1.log 2>&1 &
+	"$zkpd" --config http1.conf --listen "unix:$work/h1.sock" >h1.log 2>&1 &
 	pids+=($!)
 	if wait_healthy "$!" 300 "$zkpctl" --connect "unix:$work/h1.sock"; then
-		run "$zkpd" --config http1.conf --listen "unix:$work/h2.sock" --demo-dir "$demo"
+		run "$zkpd" --config http1.conf --listen "unix:$work/h2.sock"
 		check "a second zkpd on a taken HTTP port exits 1" "$(said)" test "$rc" -eq 1
 		check "it says a zkpd may already be running" "$(said)" \
 			has "http.listen 127.0.0.1:$port: cannot listen: .*a zkpd may already be running" err.txt
@@ -79,6 +79,84 @@ for _ in $(seq 600); do has 'circuit demo loaded' first.log && break; sleep 0.1;
 check "the first daemon's load ends once released" "log: $(tail -3 first.log | tr '\n' ' ')" \
 	has 'circuit demo loaded' first.log
 stop_zkpd
+
+# --- socket directories --------------------------------------------------------
+
+# listen_conf FILE LISTEN [MODE]: a configuration with only server.listen
+# (and server.socket_mode)
+listen_conf() {
+	printf '[server]\nlisten = %s\nsocket_mode = %s\n' "$2" "${3:-0660}" >"$1"
+}
+# A directory that is not zkpd's own is never made, not even by root.
+missing=/nonexistent-zkpd-test-$$
+listen_conf nodir.conf "unix:$missing/zkpd.sock"
+expect 2 "--check-config refuses a socket in a missing directory" "$zkpd" --check-config nodir.conf
+check "it names the option and the directory" "$(said)" \
+	has "server.listen: directory $missing does not exist" err.txt
+expect 1 "zkpd does not start there" timeout 60 "$zkpd" --config nodir.conf
+check "it says zkpd makes only its own directory" "$(said)" \
+	has "zkpd makes only a directory named zkpd" err.txt
+check "it created no directory" "$missing exists" test ! -e "$missing"
+printf '[grpc]\nlisten = unix:%s/cuzk.sock\n' "$missing" >grpcdir.conf
+expect 2 "--check-config checks grpc.listen's directory" "$zkpd" --check-config grpcdir.conf
+check "it names grpc.listen" "$(said)" has "grpc.listen: directory $missing does not exist" err.txt
+
+# Its own runtime directory (named zkpd..., its parent there) is made, with
+# the group's access when socket_mode gives the group access.
+listen_conf rt.conf "unix:$work/zkpd-rt/zkpd.sock" 0660
+expect 0 "--check-config accepts a runtime directory zkpd will make" "$zkpd" --check-config rt.conf
+check "it says the directory is made at start" "$(said)" has "is made at start" out.txt
+launch_zkpd rt.log --config rt.conf --demo-dir "$demo"
+if wait_healthy "$pid" 300 "$zkpctl" --connect "unix:$work/zkpd-rt/zkpd.sock"; then
+	ok "zkpd makes its runtime directory and serves there"
+	check "with socket_mode 0660 it is mode 0750" "mode $(stat -c %a "$work/zkpd-rt")" \
+		test "$(stat -c %a "$work/zkpd-rt")" = 750
+else
+	bad "zkpd makes its runtime directory and serves there" "log: $(tail -3 rt.log | tr '\n' ' ')"
+fi
+stop_zkpd
+listen_conf rt2.conf "unix:$work/zkpd-rt2/zkpd.sock" 0600
+launch_zkpd rt2.log --config rt2.conf --demo-dir "$demo"
+if wait_healthy "$pid" 300 "$zkpctl" --connect "unix:$work/zkpd-rt2/zkpd.sock"; then
+	check "with socket_mode 0600 it is mode 0700" "mode $(stat -c %a "$work/zkpd-rt2")" \
+		test "$(stat -c %a "$work/zkpd-rt2")" = 700
+else
+	bad "zkpd serves in a private runtime directory" "log: $(tail -3 rt2.log | tr '\n' ' ')"
+fi
+stop_zkpd
+
+# An existing directory that keeps the socket's group out.
+mkdir -m 0700 "$work/private"
+chmod 0700 "$work/private"
+listen_conf private.conf "unix:$work/private/zkpd.sock" 0660
+expect 2 "--check-config refuses a directory that keeps socket_mode's group out" \
+	"$zkpd" --check-config private.conf
+check "it names the directory, its mode and socket_mode" "$(said)" \
+	has "$work/private (group gid [0-9]*, mode 0700) keeps out the socket's group.*0660" err.txt
+listen_conf private2.conf "unix:$work/private/zkpd.sock" 0600
+expect 0 "the same directory passes with socket_mode 0600" "$zkpd" --check-config private2.conf
+
+# A runtime directory its user cannot make (/run/zkpd without systemd): the
+# message says how to make it. As root, the check runs as nobody.
+mkdir -m 0755 "$work/ro"
+chmod 0555 "$work/ro"
+listen_conf ro.conf "unix:$work/ro/zkpd/zkpd.sock"
+chmod 0644 ro.conf
+as_user=()
+if [ "$(id -u)" -eq 0 ]; then
+	as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	"${as_user[@]}" true 2>/dev/null || as_user=(skip)
+fi
+if [ "${as_user[0]:-}" != skip ]; then
+	expect 2 "--check-config refuses a runtime directory its user cannot make" \
+		"${as_user[@]}" "$zkpd" --check-config "$work/ro.conf"
+	check "it says how: RuntimeDirectory= or install -d" "$(said)" \
+		has "RuntimeDirectory=zkpd.*install -d -o .* -m 0750 $work/ro/zkpd" err.txt
+	expect 1 "zkpd does not start there" "${as_user[@]}" timeout 60 "$zkpd" --config "$work/ro.conf"
+	check "its message says how to make the directory" "$(said)" \
+		has "cannot create directory $work/ro/zkpd: .*RuntimeDirectory=zkpd" err.txt
+fi
+chmod 0755 "$work/ro"
 
 echo "start: $pass passed, $failed failed"
 [ "$failed" -eq 0 ] || exit 1
