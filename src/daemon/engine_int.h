@@ -353,6 +353,9 @@ uint32_t job_percent(const struct job *j, double now);
 int circuits_init(struct zkp_engine *e);
 void circuits_release(struct zkp_engine *e);
 struct circuit *circuit_find(struct zkp_engine *e, const char *name);
+/* ZKP_ERR_NOT_FOUND: no circuit named name, and the configured names (lock
+ * held or not: the table never changes after zkp_engine_new). */
+int circuit_not_found(const struct zkp_engine *e, const char *name, zkp_error *err);
 
 /* Test hooks. engine_hooks.c (in the engine library) has them do nothing;
  * the test program zkpd-test-hooks links engine_testhooks.c instead, which

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "wire.h"
+#include "zkpctl_grpc.h"
 #include "zkpd/config.h"
 
 enum {
@@ -1437,6 +1438,24 @@ out:
 	return ret;
 }
 
+/* Dispatched by main before any framed connection (zkpctl_grpc.h). */
+static int cmd_grpc_status(struct ctl *x)
+{
+	double t = x->timeout_s > 0 ? x->timeout_s : QUICK_TIMEOUT_S;
+	return zkpctl_grpc_status(x->args[0], x->token_file, x->tls_ca,
+				  t * 1000.0 > INT32_MAX ? INT32_MAX : (int)(t * 1000.0), x->json);
+}
+
+/* A witness is binary (.wtns starts "wtns", raw values are bytes); JSON,
+ * such as a C1 output, starts with '{' or '[' after white space. */
+static bool looks_like_json(const uint8_t *b, size_t n)
+{
+	size_t i = 0;
+	while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'))
+		i++;
+	return i < n && (b[i] == '{' || b[i] == '[');
+}
+
 /* ---- arguments ---- */
 
 static const struct cmd cmds[] = {
@@ -1464,6 +1483,7 @@ static const struct cmd cmds[] = {
 	{ "load", 1, 1, 0, cmd_load, "load CIRCUIT" },
 	{ "unload", 1, 1, 0, cmd_unload, "unload CIRCUIT" },
 	{ "health", 0, 0, 0, cmd_health, "health" },
+	{ "grpc-status", 1, 1, 0, cmd_grpc_status, "grpc-status ADDRESS" },
 };
 
 static const struct cmd *cmd_find(const char *name)
@@ -1504,6 +1524,9 @@ static void usage(FILE *f)
 		"  metrics   the Prometheus metrics text\n"
 		"  load      loads a configured circuit; unload drops it when no job holds it\n"
 		"  health    whether the daemon is serving\n"
+		"  grpc-status  GetStatus of the cuzk.v1 gRPC service (what Curio calls) at\n"
+		"            ADDRESS, grpc.listen's form (unix:PATH or HOST:PORT; TLS with\n"
+		"            --tls-ca, the token of --token-file), not the framed socket\n"
 		"\n"
 		"options:\n"
 		"  --connect ADDRESS    unix:PATH or tcp:HOST:PORT (default: $ZKPD_ADDRESS, else\n"
@@ -1816,12 +1839,20 @@ int main(int argc, char **argv)
 	}
 	if (!x.tls_cert != !x.tls_key)
 		return bad_usage("%s", "--tls-cert and --tls-key go together");
+	if (x.cmd->fn == cmd_grpc_status)
+		return cmd_grpc_status(&x);
 
 	/* the witness is read before connecting: a bad path is a usage error */
 	if ((x.cmd->fn == cmd_prove || x.cmd->fn == cmd_submit) && !x.witness_path &&
 	    read_file(x.args[1], &x.witness, &x.witness_len)) {
 		fprintf(stderr, "zkpctl: cannot read witness %s: %s\n", x.args[1],
 			strerror(errno));
+		return ZKP_EXIT_USAGE;
+	}
+	if (x.witness && looks_like_json(x.witness, x.witness_len)) {
+		fprintf(stderr, "zkpctl: %s is JSON, not a witness (.wtns or raw values): for a "
+			"PoRep C1 output use zkpctl porep %s %s\n", x.args[1], x.args[0],
+			x.args[1]);
 		return ZKP_EXIT_USAGE;
 	}
 	for (int k = 1; (x.cmd->fn == cmd_snap || x.cmd->fn == cmd_post) && k < x.n_args; k++)

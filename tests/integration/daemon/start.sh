@@ -3,7 +3,10 @@
 # second zkpd on a taken socket or HTTP port exits at once, naming the
 # daemon that serves there; and the directories of its Unix sockets, which
 # --check-config checks (exists, usable, the group let in when socket_mode
-# lets it in) and zkpd creates only when the directory is its own.
+# lets it in) and zkpd creates only when the directory is its own. And
+# errors that point the way: zkpctl grpc-status (GetStatus over gRPC, as
+# Curio calls it), an unknown circuit listing the configured ones, a C1
+# given to zkpctl prove pointing to zkpctl porep.
 # Loads are held with zkpd-test-hooks' ZKPD_TEST_LOAD_WAIT_FILE, so the order
 # of events is checked, never a time.
 # Usage: start.sh BUILD_DIR WORK_DIR
@@ -78,6 +81,46 @@ touch "$release"
 for _ in $(seq 600); do has 'circuit demo loaded' first.log && break; sleep 0.1; done
 check "the first daemon's load ends once released" "log: $(tail -3 first.log | tr '\n' ' ')" \
 	has 'circuit demo loaded' first.log
+stop_zkpd
+
+# --- errors that point the way ---------------------------------------------------
+
+# The demo daemon again, with the gRPC service (cuzk.v1) and a token for it.
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >token
+chmod 600 token
+{
+	printf '[server]\nlisten = unix:%s\ntoken_file = %s/token\n\n' "$sock" "$work"
+	printf '[grpc]\nlisten = unix:%s/cuzk.sock\nrequire_token = true\n\n' "$work"
+	demo_circuit_ini "$demo"
+} >grpc.conf
+launch_zkpd grpc.log --config grpc.conf
+tctl=("$zkpctl" --connect "unix:$sock" --token-file "$work/token")
+if wait_healthy "$pid" 300 "${tctl[@]}"; then
+	expect 0 "zkpctl grpc-status calls GetStatus over gRPC" "$zkpctl" --token-file token \
+		grpc-status "unix:$work/cuzk.sock"
+	check "it lists the configured circuit" "$(said)" grep -q '^circuit demo ' out.txt
+	expect 0 "zkpctl --json grpc-status" "$zkpctl" --json --token-file token \
+		grpc-status "unix:$work/cuzk.sock"
+	check "its JSON names the circuit" "$(said)" has '"circuit_id":"demo"' out.txt
+	expect 5 "grpc-status without the required token exits 5" "$zkpctl" \
+		grpc-status "unix:$work/cuzk.sock"
+	check "it gives gRPC's status" "$(said)" has 'gRPC status 16' err.txt
+	expect 3 "grpc-status where nothing serves exits 3" "$zkpctl" \
+		grpc-status "unix:$work/no-such.sock"
+	check "it says no gRPC service answers there" "$(said)" has 'no gRPC service answers' err.txt
+
+	# An unknown circuit: the message lists the configured ones.
+	expect 5 "an unknown circuit exits 5" "${tctl[@]}" prove porep-32g "$demo/demo.wtns"
+	check "the message lists the configured circuits" "$(said)" \
+		has 'no circuit named "porep-32g" (configured: demo)' err.txt
+	# A C1 (JSON) given to prove: the way to zkpctl porep.
+	printf '{"registered_proof":"StackedDrg2KiBV1_1","seed":[1,2,3]}\n' >c1.json
+	expect 2 "a C1 given to zkpctl prove is refused" "${tctl[@]}" prove demo c1.json
+	check "the message says to use zkpctl porep" "$(said)" \
+		has 'c1.json is JSON, not a witness.*zkpctl porep demo c1.json' err.txt
+else
+	bad "zkpd starts with [grpc]" "log: $(tail -3 grpc.log | tr '\n' ' ')"
+fi
 stop_zkpd
 
 # --- socket directories --------------------------------------------------------
