@@ -109,6 +109,7 @@ struct ctl {
 	bool bar_drawn;
 	int last_stage, last_percent;
 	uint32_t last_position;
+	uint32_t last_partitions_done; /* a split job's: printed when it grows */
 };
 
 /* ---- names ---- */
@@ -403,13 +404,24 @@ static void show_progress(struct ctl *x, const Zkpd__V1__Progress *p)
 			return;
 		fprintf(stderr, "job %" PRIu64 ": finished after %.3f s\n", p->job_id,
 			p->elapsed_seconds);
-	} else if (p->stage_finished && p->partitions) {
-		fprintf(stderr, "job %" PRIu64 ": %s finished in %.3f s (partitions proved: %u/%u)\n",
-			p->job_id, stage_name(p->stage), p->stage_seconds, p->partitions_done,
-			p->partitions);
+	} else if (p->partitions) {
+		/* A sector job: its stage events are its partitions' (and its
+		 * own C1 check's), whose times add up in the summary's stage
+		 * lines; here each stage's start once, and the partitions
+		 * proved as their count grows. */
+		if (p->partitions_done > x->last_partitions_done)
+			fprintf(stderr, "job %" PRIu64 ": partitions proved: %u/%u\n", p->job_id,
+				p->partitions_done, p->partitions);
+		else if (!p->stage_finished && (int)p->stage != x->last_stage)
+			fprintf(stderr, "job %" PRIu64 ": %s started\n", p->job_id,
+				stage_name(p->stage));
+		x->last_partitions_done = p->partitions_done;
 	} else if (p->stage_finished) {
-		fprintf(stderr, "job %" PRIu64 ": %s finished in %.3f s\n", p->job_id,
-			stage_name(p->stage), p->stage_seconds);
+		/* A stage's seconds are final only when the job ends (its last
+		 * span runs on past the stage's end): the summary prints them;
+		 * here the time since submit, which is final as printed. */
+		fprintf(stderr, "job %" PRIu64 ": %s finished, %.3f s since submit\n", p->job_id,
+			stage_name(p->stage), p->elapsed_seconds);
 	} else {
 		fprintf(stderr, "job %" PRIu64 ": %s started\n", p->job_id, stage_name(p->stage));
 	}

@@ -109,6 +109,15 @@ if wait_healthy "$pid" 300 "${tctl[@]}"; then
 		grpc-status "unix:$work/no-such.sock"
 	check "it says no gRPC service answers there" "$(said)" has 'no gRPC service answers' err.txt
 
+	# Progress: no stage time but the summary's, every finished begun.
+	expect 0 "zkpctl prove on the demo circuit" "${tctl[@]}" prove demo "$demo/demo.wtns" \
+		--out p.bin
+	check "its progress tells no stage time and begins every stage it ends" \
+		"$(progress_consistent err.txt; tr '\n' ' ' <err.txt)" progress_consistent err.txt
+	check "its progress says when verify started" "$(said)" has ': verify started$' err.txt
+	check "its summary has one line per stage" "$(said)" \
+		test "$(grep -c '^  stage ' out.txt)" -eq 6
+
 	# An unknown circuit: the message lists the configured ones.
 	expect 5 "an unknown circuit exits 5" "${tctl[@]}" prove porep-32g "$demo/demo.wtns"
 	check "the message lists the configured circuits" "$(said)" \
