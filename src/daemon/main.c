@@ -78,22 +78,9 @@ static int check_files(const zkp_config *cfg, const char *name)
 		bad = 1;
 	}
 	zkp_error err = { 0 };
-	int rc;
-	for (size_t i = 0; i <= cfg->n_listen; i++) {
-		const zkp_address *a = i < cfg->n_listen ? &cfg->listen[i] : &cfg->grpc_listen;
-		bool make = false;
-		if (a->kind != ZKP_ADDR_UNIX || !a->path[0])
-			continue;
-		rc = zkp_sockdir_check(cfg, i < cfg->n_listen ? "server.listen" : "grpc.listen",
-				       a->path, &make, &err);
-		if (rc) {
-			fprintf(stderr, "%s: %s\n", name, err.msg);
-			bad = 1;
-		} else if (make) {
-			printf("%s: the directory of unix:%s is made at start\n", name, a->path);
-		}
-	}
-	rc = zkp_engine_check_devices(cfg, &err);
+	if (zkp_sockdir_check_all(cfg, name))
+		bad = 1;
+	int rc = zkp_engine_check_devices(cfg, &err);
 	if (rc) {
 		fprintf(stderr, "%s: %s\n", name, zkp_error_text(&err, rc));
 		bad = 1;

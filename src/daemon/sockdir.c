@@ -176,6 +176,26 @@ int zkp_sockdir_check(const zkp_config *cfg, const char *option, const char *pat
 	return 0;
 }
 
+int zkp_sockdir_check_all(const zkp_config *cfg, const char *name)
+{
+	int bad = 0;
+	for (size_t i = 0; i <= cfg->n_listen; i++) {
+		const zkp_address *a = i < cfg->n_listen ? &cfg->listen[i] : &cfg->grpc_listen;
+		zkp_error err = { 0 };
+		bool make = false;
+		if (a->kind != ZKP_ADDR_UNIX || !a->path[0])
+			continue;
+		if (zkp_sockdir_check(cfg, i < cfg->n_listen ? "server.listen" : "grpc.listen",
+				      a->path, &make, &err)) {
+			fprintf(stderr, "%s: %s\n", name, err.msg);
+			bad = 1;
+		} else if (make) {
+			printf("%s: the directory of unix:%s is made at start\n", name, a->path);
+		}
+	}
+	return bad;
+}
+
 int zkp_sockdir_make(const zkp_config *cfg, const char *path, zkp_error *err)
 {
 	char dir[DIR_MAX], how[512];

@@ -35,6 +35,11 @@ int zkp_socket_id(const char *text, bool group, unsigned *ret, zkp_error *err);
 int zkp_sockdir_check(const zkp_config *cfg, const char *option, const char *path,
 		      bool *will_make, zkp_error *err);
 
+/* zkp_sockdir_check for every Unix socket of cfg (server.listen,
+ * grpc.listen): each problem on stderr and each directory made at start
+ * on stdout, as "NAME: ...". Returns 1 when one has a problem, else 0. */
+int zkp_sockdir_check_all(const zkp_config *cfg, const char *name);
+
 /* At start, before the socket is bound: makes the directory of path when
  * the rule allows, else leaves it alone. Errors: ZKP_ERR_IO naming the
  * directory and, for a missing one zkpd may not or cannot make, how to
