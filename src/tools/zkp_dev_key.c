@@ -9,7 +9,9 @@
  * key was made for). The circuit is built each time (seconds); the key is
  * made again only when the circuit's SHA-256 differs from the recorded one.
  * The keys come from a fixed seed per circuit (2048 + its index below), so
- * anyone can forge their proofs: tests, demos and trials only.
+ * anyone can forge their proofs: tests, demos and trials only. Their points
+ * are made as zkp setup --backend auto makes them (a GPU when this zkp has
+ * the CUDA backend and one is present); the files are the same either way.
  *
  * Prints, on stdout, the [circuit.CIRCUIT] section of zkpd's configuration
  * for the files; progress and warnings go to stderr.
@@ -185,7 +187,7 @@ static int make_key(const char *dir, const struct dev_circuit *c, unsigned seed,
 	snprintf(tmp, sizeof(tmp), "tmp-%s", c->name);
 	snprintf(out, sizeof(out), "%s/%s", dir, tmp);
 	snprintf(seed_s, sizeof(seed_s), "%u", seed);
-	char *argv[] = { "setup", pce, "-o", out, "--seed", seed_s, "--backend", "cpu",
+	char *argv[] = { "setup", pce, "-o", out, "--seed", seed_s, "--backend", "auto",
 			 threads ? "--threads" : NULL, (char *)threads, NULL };
 	int argc = threads ? 10 : 8;
 	fprintf(stderr, "zkp dev-key: making the INSECURE development key of %s in %s (%s)\n",
