@@ -1865,6 +1865,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "zkpctl: %s is JSON, not a witness (.wtns or raw values): for a "
 			"PoRep C1 output use zkpctl porep %s %s\n", x.args[1], x.args[0],
 			x.args[1]);
+		free(x.witness);
 		return ZKP_EXIT_USAGE;
 	}
 	for (int k = 1; (x.cmd->fn == cmd_snap || x.cmd->fn == cmd_post) && k < x.n_args; k++)
