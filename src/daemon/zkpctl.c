@@ -1458,8 +1458,8 @@ static int cmd_grpc_status(struct ctl *x)
 				  t * 1000.0 > INT32_MAX ? INT32_MAX : (int)(t * 1000.0), x->json);
 }
 
-/* A witness is binary (.wtns starts "wtns", raw values are bytes); JSON,
- * such as a C1 output, starts with '{' or '[' after white space. */
+/* A witness is binary: a .wtns starts "wtns", a raw one with ONE (byte 1).
+ * JSON, such as a C1 output, starts with '{' or '[' after white space. */
 static bool looks_like_json(const uint8_t *b, size_t n)
 {
 	size_t i = 0;
