@@ -874,8 +874,7 @@ int zkp_engine_submit(zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id, bool 
 	}
 	struct circuit *c = circuit_find(e, spec->circuit);
 	if (!c) {
-		rc = zkp_error_set(err, ZKP_ERR_NOT_FOUND, "no circuit named \"%s\"",
-				   spec->circuit);
+		rc = circuit_not_found(e, spec->circuit, err);
 		goto out;
 	}
 	bool snap = spec->witness_kind == ZKP_WITNESS_SNAP;

@@ -138,8 +138,8 @@
  * Threads: every zkp_engine_* function may be called from any thread; the
  * server calls them from the loop thread only. None blocks on proving work:
  * each takes the engine's lock for bookkeeping only (microseconds), except
- * zkp_engine_new (which starts threads; preloading happens on the loader
- * thread) and zkp_engine_free (which joins them).
+ * zkp_engine_new (which starts threads; loading happens on the loader
+ * thread once zkp_engine_start_loads lets it) and zkp_engine_free (which joins them).
  */
 #ifndef ZKPD_DAEMON_ENGINE_H
 #define ZKPD_DAEMON_ENGINE_H
@@ -290,13 +290,19 @@ typedef struct {
 typedef void (*zkp_engine_notify_fn)(void *arg);
 
 /* Builds the circuit table from cfg (copied), the pool, the backend(s) and
- * the pipelines, starts every thread and asks the loader to preload.
+ * the pipelines and starts every thread. No circuit loads, neither the
+ * preloads nor one a job or LoadCircuit asks for, before
+ * zkp_engine_start_loads: the server binds its listeners in between, so a
+ * start that fails never waits for a load to end.
  * cfg->memory_budget 0 means MemTotal (from /proc/meminfo) minus
  * memory_reserve. Errors: ZKP_ERR_CONFIG (a device list this build cannot
  * serve, a budget below the reserve), ZKP_ERR_NOMEM, ZKP_ERR_IO (thread
  * creation). */
 int zkp_engine_new(zkp_engine **ret, const zkp_config *cfg, zkp_engine_notify_fn notify,
 		   void *notify_arg, zkp_error *err);
+/* Lets the loader thread load: the preloads first asked for, then every
+ * load asked since. Call once, after zkp_engine_new. */
+void zkp_engine_start_loads(zkp_engine *e);
 /* Checks cfg's gpus.devices against the GPUs this build and machine offer,
  * creating nothing (zkpd --check-config): ZKP_ERR_CONFIG naming a listed
  * GPU that is not present, as zkp_engine_new would; ZKP_ERR_DEVICE when

@@ -119,6 +119,19 @@ struct circuit *circuit_find(struct zkp_engine *e, const char *name)
 	return NULL;
 }
 
+int circuit_not_found(const struct zkp_engine *e, const char *name, zkp_error *err)
+{
+	char names[200] = "";
+	size_t n = 0;
+	for (size_t i = 0; i < e->n_circuits && n < sizeof(names); i++)
+		n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", i ? ", " : "",
+				      e->circuits[i].cfg.name);
+	if (n >= sizeof(names))
+		memcpy(names + sizeof(names) - 6, ", ...", 6);
+	return zkp_error_set(err, ZKP_ERR_NOT_FOUND, "no circuit named \"%s\" (configured: %s)",
+			     name, e->n_circuits ? names : "none");
+}
+
 void circuit_request_load(struct zkp_engine *e, struct circuit *c)
 {
 	c->want_load = true;
@@ -342,7 +355,7 @@ static void *loader_main(void *arg)
 	for (;;) {
 		struct circuit *c = NULL;
 		while (!e->stopping) {
-			for (size_t i = 0; i < e->n_circuits && !c; i++)
+			for (size_t i = 0; i < e->n_circuits && !c && e->loads_started; i++)
 				if (e->circuits[i].want_load)
 					c = &e->circuits[i];
 			if (c)
@@ -365,6 +378,7 @@ static void *loader_main(void *arg)
 
 		struct loaded r;
 		zkp_error err = { 0 };
+		engine_test_load_begins(cfg.name);
 		double t0 = eng_now();
 		int rc = load_one(&r, &cfg, e->pool, e->threads, &err);
 		double secs = eng_now() - t0;
@@ -449,6 +463,14 @@ int loader_start(struct zkp_engine *e)
 	return 0;
 }
 
+void zkp_engine_start_loads(zkp_engine *e)
+{
+	pthread_mutex_lock(&e->lock);
+	e->loads_started = true;
+	pthread_cond_broadcast(&e->load_cond);
+	pthread_mutex_unlock(&e->lock);
+}
+
 void loader_join(struct zkp_engine *e)
 {
 	if (e->loader_started)
@@ -462,7 +484,7 @@ int zkp_engine_load(zkp_engine *e, const char *circuit, uint64_t token, zkp_erro
 	pthread_mutex_lock(&e->lock);
 	struct circuit *c = circuit_find(e, circuit);
 	if (!c) {
-		rc = zkp_error_set(err, ZKP_ERR_NOT_FOUND, "no circuit named \"%s\"", circuit);
+		rc = circuit_not_found(e, circuit, err);
 		goto out;
 	}
 	if (e->stopping || !e->accepting) {
@@ -502,7 +524,7 @@ int zkp_engine_unload(zkp_engine *e, const char *circuit, zkp_error *err)
 	pthread_mutex_lock(&e->lock);
 	struct circuit *c = circuit_find(e, circuit);
 	if (!c) {
-		rc = zkp_error_set(err, ZKP_ERR_NOT_FOUND, "no circuit named \"%s\"", circuit);
+		rc = circuit_not_found(e, circuit, err);
 		goto out;
 	}
 	if (c->loading || c->want_load || c->refcount || c->queued) {
@@ -541,7 +563,7 @@ int zkp_engine_load_error(zkp_engine *e, const char *circuit, zkp_error *err)
 	pthread_mutex_lock(&e->lock);
 	struct circuit *c = circuit_find(e, circuit);
 	if (!c) {
-		rc = zkp_error_set(err, ZKP_ERR_NOT_FOUND, "no circuit named \"%s\"", circuit);
+		rc = circuit_not_found(e, circuit, err);
 	} else {
 		rc = c->load_rc;
 		if (err) {

@@ -203,6 +203,7 @@ struct zkp_engine {
 	size_t n_circuits;
 	pthread_t loader_thr;
 	bool loader_started;
+	bool loads_started; /* zkp_engine_start_loads was called: the loader may load */
 
 	/* The purger: memory.purge_between_stages runs off the jobs' threads,
 	 * so a purge (milliseconds of madvise) never delays a stage. Requests
@@ -384,6 +385,9 @@ int request_digest_file(uint8_t out[ZKP_INPUT_DIGEST_BYTES], const char *circuit
 int circuits_init(struct zkp_engine *e);
 void circuits_release(struct zkp_engine *e);
 struct circuit *circuit_find(struct zkp_engine *e, const char *name);
+/* ZKP_ERR_NOT_FOUND: no circuit named name, and the configured names (lock
+ * held or not: the table never changes after zkp_engine_new). */
+int circuit_not_found(const struct zkp_engine *e, const char *name, zkp_error *err);
 
 /* Test hooks. engine_hooks.c (in the engine library) has them do nothing;
  * the test program zkpd-test-hooks links engine_testhooks.c instead, which
@@ -397,6 +401,10 @@ int engine_test_faults(struct device *d, zkp_error *err);
  * PER_JOB=N, N bytes allocated, written and never freed, so the memory
  * checks can be shown to catch a leak in the engine. */
 void engine_test_job_ended(struct zkp_engine *e);
+/* Called by the loader thread as a load of circuit begins, no lock held:
+ * with ZKPD_TEST_LOAD_WAIT_FILE=PATH it logs that the load waits and
+ * returns once PATH exists, so a test can hold a load as long as it needs. */
+void engine_test_load_begins(const char *circuit);
 /* Ends a restored result's second verification (lock held): DONE when rc is
  * 0, else FAILED with ZKP_ERR_CHECKSUM and why, its proof dropped. Moves it
  * from e->reverify to the history and emits its end. */

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "engine_int.h"
 #include "zkpd/log.h"
@@ -17,7 +19,8 @@ const char *zkp_engine_test_hooks(void)
 {
 	return "test hooks compiled in (ZKPD_TEST_OFFHOST_DEVICES, "
 	       "ZKPD_INJECT_DEVICE_FAULT_EVERY, ZKPD_INJECT_DEVICE_CORRUPT_EVERY, "
-	       "ZKPD_TEST_LEAK_BYTES_PER_JOB): a test program, not for production";
+	       "ZKPD_TEST_LEAK_BYTES_PER_JOB, ZKPD_TEST_LOAD_WAIT_FILE): a test program, not for "
+	       "production";
 }
 
 /* ZKPD_INJECT_DEVICE_FAULT_EVERY=N: every Nth NTT or MSM
@@ -119,4 +122,18 @@ void engine_test_job_ended(struct zkp_engine *e)
 	if (leak)
 		memset(leak, 0x5a, n);
 	engine_test_leaked = leak; /* kept from the optimiser; never freed */
+}
+
+/* ZKPD_TEST_LOAD_WAIT_FILE=PATH: every load waits until PATH exists, so a
+ * test can tell whether a load began (the log line) and hold it meanwhile. */
+void engine_test_load_begins(const char *circuit)
+{
+	const char *path = getenv("ZKPD_TEST_LOAD_WAIT_FILE");
+	if (!path || !*path)
+		return;
+	zkp_log(ZKP_LOG_WARN, "circuit %s: load waits for %s (ZKPD_TEST_LOAD_WAIT_FILE)", circuit,
+		path);
+	struct timespec pause = { 0, 10 * 1000 * 1000 };
+	while (access(path, F_OK))
+		nanosleep(&pause, NULL);
 }

@@ -425,7 +425,11 @@ static int listen_socket(const zkp_address *addr, const char *name, zkp_error *e
 		fd = -1;
 	}
 	freeaddrinfo(res);
-	if (fd < 0)
+	if (fd < 0 && last == EADDRINUSE)
+		zkp_error_set(err, ZKP_ERR_IO, "http.listen %s: cannot listen: %s (a zkpd may "
+			      "already be running: curl http://%s/healthz)", name, strerror(last),
+			      name);
+	else if (fd < 0)
 		zkp_error_set(err, ZKP_ERR_IO, "http.listen %s: cannot listen: %s", name,
 			      strerror(last));
 	return fd;

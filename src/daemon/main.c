@@ -20,6 +20,7 @@
 #include "engine.h"
 #include "http.h"
 #include "server.h"
+#include "sockdir.h"
 #include "zkpd/config.h"
 #include "zkpd/log.h"
 
@@ -63,8 +64,9 @@ static void raise_fd_limit(void)
 			(unsigned long long)rl.rlim_max);
 }
 
-/* Circuit files must be readable, and the journal directory writable (or
- * creatable: zkpd makes it at start), before the daemon promises to serve. */
+/* Circuit files must be readable, the journal directory writable (or
+ * creatable: zkpd makes it at start) and every socket's directory usable
+ * (sockdir.h), before the daemon promises to serve. */
 static int check_files(const zkp_config *cfg, const char *name)
 {
 	int bad = 0;
@@ -76,6 +78,8 @@ static int check_files(const zkp_config *cfg, const char *name)
 		bad = 1;
 	}
 	zkp_error err = { 0 };
+	if (zkp_sockdir_check_all(cfg, name))
+		bad = 1;
 	int rc = zkp_engine_check_devices(cfg, &err);
 	if (rc) {
 		fprintf(stderr, "%s: %s\n", name, zkp_error_text(&err, rc));

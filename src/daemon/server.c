@@ -13,9 +13,7 @@
  * backpressure, count ciphertext: what the socket still has to carry.
  */
 #include <errno.h>
-#include <grp.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -31,14 +29,18 @@
 #include "cuzk_server.h"
 #include "engine.h"
 #include "journal.h"
+#include "probe.h"
 #include "server.h"
 #include "session.h"
+#include "sockdir.h"
 #include "tls.h"
 #include "wire.h"
 #include "zkpd/log.h"
 
 #define READ_BUF_BYTES (256 * 1024)
 #define TICK_MS 100
+/* How long a Health call to the daemon already on our socket may take. */
+#define PROBE_MS 2000
 #define EVENTS_PER_POLL 256
 /* Plaintext passed to SSL_write at once: the write BIO then holds at most
  * this much (plus record overhead) before it is handed to uv_write. */
@@ -642,9 +644,10 @@ static void on_connection(uv_stream_t *server, int status)
 
 /* ---- listeners ---- */
 
-/* Refuses to take over the socket of a running daemon; removes a stale
+/* Makes the socket's directory when it is ours to make (sockdir.h);
+ * refuses to take over the socket of a running daemon; removes a stale
  * socket file left by one that died. */
-static int prepare_unix_path(const char *path, zkp_error *err)
+static int prepare_unix_path(const zkp_config *cfg, const char *path, zkp_error *err)
 {
 	struct stat st;
 	char dir[sizeof(((zkp_address *)0)->path)];
@@ -652,9 +655,9 @@ static int prepare_unix_path(const char *path, zkp_error *err)
 	char *slash = strrchr(dir, '/');
 	if (slash && slash != dir) {
 		*slash = 0;
-		if (mkdir(dir, 0700) && errno != EEXIST)
-			return zkp_error_set(err, ZKP_ERR_IO, "cannot create directory %s: %s",
-					     dir, strerror(errno));
+		int rc = zkp_sockdir_make(cfg, path, err);
+		if (rc)
+			return rc;
 		/* The default directory may be in a shared /tmp, where another
 		 * user could have made it first to take over the socket. */
 		char def[sizeof(dir)];
@@ -678,6 +681,9 @@ static int prepare_unix_path(const char *path, zkp_error *err)
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	int live = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
 	close(fd);
+	char who[160];
+	if (live && zkp_probe_unix(path, PROBE_MS, who, sizeof(who)))
+		return zkp_error_set(err, ZKP_ERR_IO, "%s is serving on unix:%s", who, path);
 	if (live)
 		return zkp_error_set(err, ZKP_ERR_IO, "another daemon is serving unix:%s", path);
 	if (unlink(path))
@@ -687,42 +693,15 @@ static int prepare_unix_path(const char *path, zkp_error *err)
 	return 0;
 }
 
-/* A user or group as given in the config (a name or a number). */
-static int socket_id(const char *text, bool group, unsigned *ret, zkp_error *err)
-{
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(text, &end, 10);
-	if (*text && !*end && !errno && v < UINT32_MAX) {
-		*ret = (unsigned)v;
-		return 0;
-	}
-	if (group) {
-		struct group *g = getgrnam(text);
-		if (g) {
-			*ret = g->gr_gid;
-			return 0;
-		}
-	} else {
-		struct passwd *p = getpwnam(text);
-		if (p) {
-			*ret = p->pw_uid;
-			return 0;
-		}
-	}
-	return zkp_error_set(err, ZKP_ERR_CONFIG, "server.socket_%s: no %s \"%s\"",
-			     group ? "group" : "owner", group ? "group" : "user", text);
-}
-
 /* Gives the socket file server.socket_owner and server.socket_group. */
 static int chown_socket(zkp_server *s, const char *path, zkp_error *err)
 {
 	unsigned uid = (unsigned)-1, gid = (unsigned)-1;
 	int rc = 0;
 	if (s->cfg->socket_owner)
-		rc = socket_id(s->cfg->socket_owner, false, &uid, err);
+		rc = zkp_socket_id(s->cfg->socket_owner, false, &uid, err);
 	if (!rc && s->cfg->socket_group)
-		rc = socket_id(s->cfg->socket_group, true, &gid, err);
+		rc = zkp_socket_id(s->cfg->socket_group, true, &gid, err);
 	if (rc)
 		return rc;
 	if ((uid != (unsigned)-1 || gid != (unsigned)-1) && chown(path, uid, gid))
@@ -738,7 +717,7 @@ static int listen_on(zkp_server *s, listener *l, zkp_error *err)
 	int rc;
 	l->srv = s;
 	if (l->addr.kind == ZKP_ADDR_UNIX) {
-		rc = prepare_unix_path(l->addr.path, err);
+		rc = prepare_unix_path(s->cfg, l->addr.path, err);
 		if (rc)
 			return rc;
 		uv_pipe_init(&s->loop, &l->h.pipe, 0);
@@ -1035,6 +1014,17 @@ int zkp_server_new(zkp_server **ret, const zkp_config *cfg, zkp_error *err)
 	rc = setup_security(s, err);
 	if (rc)
 		goto fail;
+	/* Bound before anything loads: a daemon that cannot take its address
+	 * exits at once, not after a key of many GiB has been read. No
+	 * connection is accepted before the loop runs. */
+	for (size_t i = 0; i < cfg->n_listen; i++) {
+		s->listeners[i].addr = cfg->listen[i];
+		s->listeners[i].tls = cfg->listen[i].kind == ZKP_ADDR_TCP && s->tls_ctx;
+		s->n_listeners = i + 1;
+		rc = listen_on(s, &s->listeners[i], err);
+		if (rc)
+			goto fail;
+	}
 	rc = zkp_engine_new(&s->engine, cfg, engine_notify, s, err);
 	if (rc)
 		goto fail;
@@ -1051,7 +1041,10 @@ int zkp_server_new(zkp_server **ret, const zkp_config *cfg, zkp_error *err)
 		s->ctx.journal = s->journal;
 	}
 	if (zkp_address_set(&cfg->grpc_listen)) {
-		rc = zkp_cuzk_server_new(&s->grpc, cfg, &s->ctx, engine_notify, s, err);
+		rc = cfg->grpc_listen.kind == ZKP_ADDR_UNIX ?
+			     zkp_sockdir_make(cfg, cfg->grpc_listen.path, err) : 0;
+		if (!rc)
+			rc = zkp_cuzk_server_new(&s->grpc, cfg, &s->ctx, engine_notify, s, err);
 		/* Its socket is owned like the framed ones: Curio's user must
 		 * be able to open it. */
 		if (!rc && cfg->grpc_listen.kind == ZKP_ADDR_UNIX)
@@ -1059,14 +1052,7 @@ int zkp_server_new(zkp_server **ret, const zkp_config *cfg, zkp_error *err)
 		if (rc)
 			goto fail;
 	}
-	for (size_t i = 0; i < cfg->n_listen; i++) {
-		s->listeners[i].addr = cfg->listen[i];
-		s->listeners[i].tls = cfg->listen[i].kind == ZKP_ADDR_TCP && s->tls_ctx;
-		s->n_listeners = i + 1;
-		rc = listen_on(s, &s->listeners[i], err);
-		if (rc)
-			goto fail;
-	}
+	zkp_engine_start_loads(s->engine);
 	uv_timer_start(&s->tick, on_tick, TICK_MS, TICK_MS);
 	uv_signal_start(&s->sigterm, on_signal, SIGTERM);
 	uv_signal_start(&s->sigint, on_signal, SIGINT);

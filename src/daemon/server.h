@@ -35,10 +35,14 @@
 
 typedef struct zkp_server zkp_server;
 
-/* Creates the loop, the engine (which starts its threads and preloads) and
- * the listeners. cfg must outlive the server. Errors: the engine's,
- * ZKP_ERR_IO (cannot listen: names the address and why; another zkpd
- * already serves a Unix socket), ZKP_ERR_NOMEM. */
+/* Creates the loop, binds the framed listeners (making a socket's
+ * directory when it is zkpd's own, sockdir.h), creates the engine and the
+ * gRPC listener, and only then lets the engine load circuits: a start that
+ * cannot take an address fails without waiting for a load. cfg must
+ * outlive the server. Errors: the engine's, ZKP_ERR_IO (cannot listen:
+ * names the address and why; another zkpd already serves a Unix socket:
+ * names it, with its pid and version when it answers; a socket directory
+ * that is missing and not zkpd's to make), ZKP_ERR_NOMEM. */
 int zkp_server_new(zkp_server **ret, const zkp_config *cfg, zkp_error *err);
 /* Serves until shutdown completes. Returns 0 after a clean drain. */
 int zkp_server_run(zkp_server *s);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "wire.h"
+#include "zkpctl_grpc.h"
 #include "zkpd/config.h"
 
 enum {
@@ -108,6 +109,7 @@ struct ctl {
 	bool bar_drawn;
 	int last_stage, last_percent;
 	uint32_t last_position;
+	uint32_t last_partitions_done; /* a split job's: printed when it grows */
 };
 
 /* ---- names ---- */
@@ -402,13 +404,24 @@ static void show_progress(struct ctl *x, const Zkpd__V1__Progress *p)
 			return;
 		fprintf(stderr, "job %" PRIu64 ": finished after %.3f s\n", p->job_id,
 			p->elapsed_seconds);
-	} else if (p->stage_finished && p->partitions) {
-		fprintf(stderr, "job %" PRIu64 ": %s finished in %.3f s (partitions proved: %u/%u)\n",
-			p->job_id, stage_name(p->stage), p->stage_seconds, p->partitions_done,
-			p->partitions);
+	} else if (p->partitions) {
+		/* A sector job: its stage events are its partitions' (and its
+		 * own C1 check's), whose times add up in the summary's stage
+		 * lines; here each stage's start once, and the partitions
+		 * proved as their count grows. */
+		if (p->partitions_done > x->last_partitions_done)
+			fprintf(stderr, "job %" PRIu64 ": partitions proved: %u/%u\n", p->job_id,
+				p->partitions_done, p->partitions);
+		else if (!p->stage_finished && (int)p->stage != x->last_stage)
+			fprintf(stderr, "job %" PRIu64 ": %s started\n", p->job_id,
+				stage_name(p->stage));
+		x->last_partitions_done = p->partitions_done;
 	} else if (p->stage_finished) {
-		fprintf(stderr, "job %" PRIu64 ": %s finished in %.3f s\n", p->job_id,
-			stage_name(p->stage), p->stage_seconds);
+		/* A stage's seconds are final only when the job ends (its last
+		 * span runs on past the stage's end): the summary prints them;
+		 * here the time since submit, which is final as printed. */
+		fprintf(stderr, "job %" PRIu64 ": %s finished, %.3f s since submit\n", p->job_id,
+			stage_name(p->stage), p->elapsed_seconds);
 	} else {
 		fprintf(stderr, "job %" PRIu64 ": %s started\n", p->job_id, stage_name(p->stage));
 	}
@@ -1437,6 +1450,24 @@ out:
 	return ret;
 }
 
+/* Dispatched by main before any framed connection (zkpctl_grpc.h). */
+static int cmd_grpc_status(struct ctl *x)
+{
+	double t = x->timeout_s > 0 ? x->timeout_s : QUICK_TIMEOUT_S;
+	return zkpctl_grpc_status(x->args[0], x->token_file, x->tls_ca,
+				  t * 1000.0 > INT32_MAX ? INT32_MAX : (int)(t * 1000.0), x->json);
+}
+
+/* A witness is binary: a .wtns starts "wtns", a raw one with ONE (byte 1).
+ * JSON, such as a C1 output, starts with '{' or '[' after white space. */
+static bool looks_like_json(const uint8_t *b, size_t n)
+{
+	size_t i = 0;
+	while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'))
+		i++;
+	return i < n && (b[i] == '{' || b[i] == '[');
+}
+
 /* ---- arguments ---- */
 
 static const struct cmd cmds[] = {
@@ -1464,6 +1495,7 @@ static const struct cmd cmds[] = {
 	{ "load", 1, 1, 0, cmd_load, "load CIRCUIT" },
 	{ "unload", 1, 1, 0, cmd_unload, "unload CIRCUIT" },
 	{ "health", 0, 0, 0, cmd_health, "health" },
+	{ "grpc-status", 1, 1, 0, cmd_grpc_status, "grpc-status ADDRESS" },
 };
 
 static const struct cmd *cmd_find(const char *name)
@@ -1504,6 +1536,9 @@ static void usage(FILE *f)
 		"  metrics   the Prometheus metrics text\n"
 		"  load      loads a configured circuit; unload drops it when no job holds it\n"
 		"  health    whether the daemon is serving\n"
+		"  grpc-status  GetStatus of the cuzk.v1 gRPC service (what Curio calls) at\n"
+		"            ADDRESS, grpc.listen's form (unix:PATH or HOST:PORT; TLS with\n"
+		"            --tls-ca, the token of --token-file), not the framed socket\n"
 		"\n"
 		"options:\n"
 		"  --connect ADDRESS    unix:PATH or tcp:HOST:PORT (default: $ZKPD_ADDRESS, else\n"
@@ -1816,12 +1851,21 @@ int main(int argc, char **argv)
 	}
 	if (!x.tls_cert != !x.tls_key)
 		return bad_usage("%s", "--tls-cert and --tls-key go together");
+	if (x.cmd->fn == cmd_grpc_status)
+		return cmd_grpc_status(&x);
 
 	/* the witness is read before connecting: a bad path is a usage error */
 	if ((x.cmd->fn == cmd_prove || x.cmd->fn == cmd_submit) && !x.witness_path &&
 	    read_file(x.args[1], &x.witness, &x.witness_len)) {
 		fprintf(stderr, "zkpctl: cannot read witness %s: %s\n", x.args[1],
 			strerror(errno));
+		return ZKP_EXIT_USAGE;
+	}
+	if (x.witness && looks_like_json(x.witness, x.witness_len)) {
+		fprintf(stderr, "zkpctl: %s is JSON, not a witness (.wtns or raw values): for a "
+			"PoRep C1 output use zkpctl porep %s %s\n", x.args[1], x.args[0],
+			x.args[1]);
+		free(x.witness);
 		return ZKP_EXIT_USAGE;
 	}
 	for (int k = 1; (x.cmd->fn == cmd_snap || x.cmd->fn == cmd_post) && k < x.n_args; k++)

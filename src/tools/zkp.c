@@ -24,6 +24,7 @@ static const struct cmd {
 	{ "setup", zkp_cmd_setup, "make INSECURE development Groth16 keys for a .pce" },
 	{ "prove", zkp_cmd_prove, "make a Groth16 proof from a key, a .pce and a witness" },
 	{ "verify", zkp_cmd_verify, "verify a Groth16 proof against a verifying key" },
+	{ "dev-key", zkp_cmd_dev_key, "make a 2 KiB Filecoin circuit and its INSECURE development key in a directory" },
 	{ "dev-ptau", zkp_cmd_dev_ptau, "write an INSECURE development powers of tau for snarkjs" },
 	{ "porep", zkp_cmd_porep, "Filecoin PoRep: 'circuit', 'dev-witness', 'seal' (development), 'prove' (C2), 'verify'" },
 	{ "post", zkp_cmd_post, "Filecoin WindowPoSt and WinningPoSt: 'circuit', 'dev-vanilla'" },

@@ -31,6 +31,7 @@ int zkp_cmd_prove(int argc, char **argv);
 int zkp_cmd_verify(int argc, char **argv);
 int zkp_cmd_dev_ptau(int argc, char **argv);
 int zkp_cmd_export_vk(int argc, char **argv);
+int zkp_cmd_dev_key(int argc, char **argv);
 int zkp_cmd_porep(int argc, char **argv);
 /* zkp porep seal | check | prove | verify (zkp_porep_c2.c); sub names which. */
 int zkp_cmd_porep_c2(const char *sub, int argc, char **argv);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds every fuzz target (tests/fuzz/README.md) with clang, libFuzzer,
 # AddressSanitizer and UndefinedBehaviorSanitizer, and runs each for SECONDS
-# on a fresh copy of its seed corpus.
+# on a fresh copy of its seed corpus, as many targets at once as there are
+# cores.
 #   tests/fuzz/run.sh SECONDS [BUILD_DIR]      (BUILD_DIR: build-fuzz)
 # Under BUILD_DIR: build/ (the CMake tree), corpus/TARGET/ (the working
 # corpus), crashes/TARGET/ (crash-*, leak-*, timeout-*, oom-* inputs),
@@ -37,16 +38,37 @@ cmake --build "$dir/build" -j "$jobs" --target "${build[@]}"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 mkdir -p "$dir/logs"
-failed=()
-for t in $targets; do
-  rm -rf "$dir/corpus/$t"
+
+# One target's run; its exit status goes to logs/TARGET.rc.
+run_target() {
+  local t=$1 rc=0
+  rm -rf "$dir/corpus/$t" "$dir/crashes/$t"
   mkdir -p "$dir/corpus/$t" "$dir/crashes/$t"
   cp "$src/corpus/$t"/* "$dir/corpus/$t/"
-  log=$dir/logs/$t.log
-  rc=0
   "$dir/build/tests/fuzz/fuzz_$t" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 \
     -print_final_stats=1 -artifact_prefix="$dir/crashes/$t/" "$dir/corpus/$t" \
-    >"$log" 2>&1 || rc=$?
+    >"$dir/logs/$t.log" 2>&1 || rc=$?
+  echo "$rc" >"$dir/logs/$t.rc"
+}
+
+# Each libFuzzer process keeps one core busy: as many run at once as there
+# are cores, and the results are printed in the targets' order.
+pids=()
+for t in $targets; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+    sleep 0.2
+  done
+  run_target "$t" &
+  pids+=($!)
+done
+for p in "${pids[@]}"; do
+  wait "$p"
+done
+
+failed=()
+for t in $targets; do
+  log=$dir/logs/$t.log
+  rc=$(cat "$dir/logs/$t.rc")
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   if [ "$rc" -eq 0 ]; then
     printf 'fuzz_%-11s %10s executions in %s s: ok\n' "$t" "${execs:-?}" "$secs"

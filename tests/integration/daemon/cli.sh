@@ -95,14 +95,23 @@ expect 2 "plaintext gRPC on a network address fails --check-config" "$zkpd" \
 	--check-config grpc-open.conf
 check "its message names the option that allows it" "$(said)" \
 	has 'grpc.allow_insecure_plaintext_network = true' err.txt
-# A gRPC address that cannot be bound: one line naming it and the reason
-printf '[server]\nlisten = unix:%s/bind.sock\n[grpc]\nlisten = unix:%s/no-dir/c.sock\n' \
-	"$work" "$work" >grpc-bind.conf
+# A gRPC address that cannot be bound (a port another process holds): one
+# line naming it and the reason
+port=$(free_port)
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); print(flush=True)
+time.sleep(60)' "$port" >holder.txt &
+holder=$!
+pids+=("$holder")
+for _ in $(seq 50); do [ -s holder.txt ] && break; sleep 0.1; done
+printf '[server]\nlisten = unix:%s/bind.sock\n[grpc]\nlisten = 127.0.0.1:%s\n' "$work" "$port" \
+	>grpc-bind.conf
 printf '[gpus]\ndevices = cpu\n' >>grpc-bind.conf
 run "$zkpd" --config grpc-bind.conf
+kill "$holder" 2>/dev/null || true
 check "zkpd stops when gRPC cannot bind" "exit $rc" test "$rc" -ne 0 -a "$rc" -ne 124
 check "the error names the address and the reason on one line" "$(said)" \
-	has "cannot listen on unix:$work/no-dir/c.sock: No such file or directory" err.txt
+	has "cannot listen on 127.0.0.1:$port: Address already in use" err.txt
 check "no multi-line gRPC report" "$(said)" test "$(grep -c -v 'zkpd\[' err.txt)" -eq 0
 
 expect 0 "health" "${ctl[@]}" health

@@ -89,6 +89,18 @@ demo_circuit_ini() {
 	printf 'key_format = bellman\npreload = true\n'
 }
 
+# progress_consistent FILE: zkpctl's progress lines in FILE (stderr, not a
+# terminal) tell no stage time (the summary's stage lines do, once): every
+# "STAGE finished" follows its "STAGE started", and a partition count is
+# printed only once a partition is proved
+progress_consistent() {
+	awk '/: [a-z_]+ started$/ { started[$3] = 1 }
+	     /: [a-z_]+ finished/ { if (!started[$3]) { print "no start: " $0; bad = 1 } }
+	     /finished in / { print "a stage time in progress: " $0; bad = 1 }
+	     /partitions proved: 0\// { print "a count of none: " $0; bad = 1 }
+	     END { exit bad }' "$1"
+}
+
 # --- proofs -----------------------------------------------------------------
 
 # verify PROOF PUBLIC WHAT: ok when `zkp verify` with the key $vk accepts PROOF

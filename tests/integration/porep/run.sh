@@ -142,6 +142,8 @@ expect 0 "zkpctl porep proves an interactive C1 sent by value" \
 check "the C2 proof is one 192-byte partition proof" "$(said)" \
 	test "$(stat -c %s c2.bin 2>/dev/null)" = 192
 check "zkpctl says how many partitions" "$(said)" has '1 partition proof' out.txt
+check "its progress tells no stage time and no partition count of none" \
+	"$(progress_consistent err.txt; tr '\n' ' ' <err.txt)" progress_consistent err.txt
 # "  spans S s of T s (P %)" for the sector job, whose spans are its queue,
 # its C1 check and its partitions' time; "  partition K (job N) done T s:
 # SPAN SECONDS ... = S s (P %)" for each partition job.

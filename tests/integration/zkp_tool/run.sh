@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The zkp tool end to end on a synthetic PoRep-shaped circuit: synth, inspect
 # (circuit and keys), check, setup, prove, verify (binary and JSON proofs,
-# every verifying-key form), export-vk, and the exit codes of refusals.
+# every verifying-key form), export-vk, dev-key (a 2 KiB circuit's
+# development key in a directory), and the exit codes of refusals.
 # Usage: run.sh ZKP WORKDIR
 set -u
 zkp=$1
@@ -128,6 +129,41 @@ grep -q '"circuit": {"kind": "filecoin-snap", "sector_bytes": 2048, "nodes": 64,
   ok "inspect names the SnapDeals shape" || bad "inspect snap: $(cat out.txt)"
 expect 2 "snap bad size" "$zkp" snap circuit --sector-size 3KiB --count
 grep -q "3072 bytes" err.txt && ok "bad SnapDeals size named" || bad "snap size: $(cat err.txt)"
+
+# zkp dev-key: a 2 KiB circuit and its INSECURE development key in a
+# directory (the WinningPoSt one: seconds), kept on a second run.
+mkdir keys
+expect 0 "dev-key post-winning-2k -o keys" "$zkp" dev-key post-winning-2k -o keys
+for f in post-winning-2k.pce post-winning-2k.INSECURE-DEV.params \
+  post-winning-2k.INSECURE-DEV.params.zkpc post-winning-2k.INSECURE-DEV.vk \
+  post-winning-2k.pce.sha256; do
+  [ -s "keys/$f" ] && ok "dev-key wrote $f" || bad "dev-key wrote no $f: $(ls keys)"
+done
+grep -q '^\[circuit.post-winning-2k\]$' out.txt && grep -q '^winning_post_sector_size = 2K$' out.txt &&
+  grep -q "^key = $PWD/keys/post-winning-2k.INSECURE-DEV.params$" out.txt &&
+  ok "dev-key prints the circuit's configuration section" || bad "dev-key section: $(cat out.txt)"
+grep -q INSECURE out.txt && grep -q 'WARNING.*INSECURE' err.txt &&
+  ok "dev-key says the key is INSECURE on stdout and stderr" || bad "dev-key warning: $(cat out.txt err.txt)"
+expect 0 "dev-key again" "$zkp" dev-key post-winning-2k -o keys
+grep -q 'was made for this circuit: kept' err.txt && ok "a second dev-key keeps the key" ||
+  bad "second dev-key: $(cat err.txt)"
+expect 2 "dev-key of an unknown circuit" "$zkp" dev-key porep-32g -o keys
+grep -q "unknown circuit 'porep-32g': porep-2k, snap-2k" err.txt && ok "it lists the circuits" ||
+  bad "unknown dev-key circuit: $(cat err.txt)"
+expect 2 "dev-key into a missing directory" "$zkp" dev-key post-winning-2k -o no-such-dir
+grep -q 'no-such-dir: not a directory' err.txt && ok "it names the directory" ||
+  bad "missing dev-key dir: $(cat err.txt)"
+if [ "$(id -u)" -eq 0 ]; then
+  expect 0 "dev-key --owner nobody --group $(id -gn nobody)" "$zkp" dev-key post-winning-2k \
+    -o keys --owner nobody --group "$(id -gn nobody)"
+  [ "$(stat -c %U keys/post-winning-2k.INSECURE-DEV.params.zkpc)" = nobody ] &&
+    ok "--owner gives the files, cache included, to nobody" ||
+    bad "dev-key --owner: $(ls -l keys)"
+  mkdir owned && chown nobody owned
+  expect 0 "dev-key as root into a directory of nobody's" "$zkp" dev-key post-winning-2k -o owned
+  [ "$(stat -c %U owned/post-winning-2k.pce)" = nobody ] &&
+    ok "as root, the files get the directory's owner" || bad "dev-key ownership: $(ls -l owned)"
+fi
 
 echo "zkp_tool: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -257,6 +257,7 @@ static void start(uint32_t pipelines, uint64_t budget)
 	int rc = zkp_engine_new(&t_engine, &cfg, test_notify, NULL, &err);
 	if (rc)
 		fail_msg("engine: %s", zkp_error_text(&err, rc));
+	zkp_engine_start_loads(t_engine);
 }
 
 static void stop(void)
@@ -958,6 +959,7 @@ static void test_refusals(void **state)
 	config_for(&cfg, 1, 0);
 	cfg.witness_dir = NULL;
 	assert_int_equal(zkp_engine_new(&t_engine, &cfg, test_notify, NULL, &err), 0);
+	zkp_engine_start_loads(t_engine);
 	spec.path = inside;
 	assert_int_equal(zkp_engine_submit(t_engine, &spec, &id, &att, &err), ZKP_ERR_DENIED);
 	stop();

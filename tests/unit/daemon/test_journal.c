@@ -592,6 +592,7 @@ static zkp_engine *glue_engine(void)
 	int rc = zkp_engine_new(&e, &cfg, NULL, NULL, &err);
 	if (rc)
 		fail_msg("engine: %s", zkp_error_text(&err, rc));
+	zkp_engine_start_loads(e);
 	return e;
 }
 
