@@ -22,7 +22,11 @@
  *    reported at the line that set the option: a tcp: listen address needs
  *    tls.cert and tls.key unless server.tcp_plaintext is true; tls.cert and
  *    tls.key go together; tls.client_ca needs them; server.socket_owner and
- *    socket_group name an existing user and group (or are numbers).
+ *    socket_group name an existing user and group (or are numbers). The gRPC
+ *    listener has its own transport (grpc.transport): plaintext (default)
+ *    on a unix: socket or a loopback address, on any other TCP address only
+ *    with grpc.allow_insecure_plaintext_network; tls needs tls.cert and
+ *    tls.key and a TCP address. server.tcp_plaintext does not apply to it.
  *  - Value syntax: bool true/false/yes/no/on/off/1/0; sizes are bytes with
  *    an optional K, M, G, T suffix (powers of 1024, also KiB, MiB...);
  *    durations take ms, s, m, h (a bare number is seconds); modes are octal
@@ -45,6 +49,7 @@
 #define ZKP_CONFIG_NAME_MAX 64
 
 enum zkp_key_format { ZKP_KEY_FORMAT_ZKEY, ZKP_KEY_FORMAT_BELLMAN };
+enum zkp_grpc_transport { ZKP_GRPC_PLAINTEXT, ZKP_GRPC_TLS };
 
 /* A listen or connect address: "unix:PATH" or "tcp:HOST:PORT" (HOST may be
  * a name, an IPv4 address or a bracketed IPv6 address). */
@@ -151,11 +156,22 @@ typedef struct {
 	zkp_address grpc_listen;  /* unix:PATH or HOST:PORT; off unless zkp_address_set */
 	uint64_t grpc_max_message_bytes; /* largest request or answer, default 256 MiB */
 	bool grpc_require_token;  /* with token_file: every call carries the token; default true */
+	enum zkp_grpc_transport grpc_transport; /* plaintext (default) | tls */
+	bool grpc_allow_insecure_network; /* plaintext on a TCP address that is not loopback */
 	/* [circuit.NAME] sections, in file order */
 	zkp_config_circuit *circuits;
 	size_t n_circuits;
 	char *source; /* the file read, NULL for defaults */
 } zkp_config;
+
+/* Whether a TCP address is a loopback one (127.0.0.0/8, ::1, localhost). */
+bool zkp_address_is_loopback(const zkp_address *a);
+
+/* Writes one "note: ..." line to f for each setting of cfg that is valid
+ * but that Curio's cuzk client cannot work with (gRPC over TLS, a token it
+ * does not send, a message limit under its 256 MiB); zkpd --check-config
+ * prints them. Returns how many. */
+size_t zkp_config_print_curio_notes(const zkp_config *cfg, FILE *f);
 
 /* Appends a circuit (strings copied). Errors: ZKP_ERR_CONFIG (bad or
  * duplicate name), ZKP_ERR_NOMEM. */

@@ -18,9 +18,10 @@
  * one must be a canonical field element; the reader refuses others. seed
  * and ticket are randomness, any 32 bytes.
  *
- * The reader takes fields in any order (as serde does) but refuses unknown
- * ones (serde would ignore them), and needs every field serde needs,
- * "_h": null included. Fields it does not keep (the labeling and encoding
+ * The reader takes fields in any order and skips unknown ones, whatever
+ * their value, as serde does (a debug log line names each), and needs
+ * every field serde needs, "_h": null included; an unknown enum variant
+ * or tag is refused, as serde refuses it. Fields it does not keep (the labeling and encoding
  * proofs' parents, the parents' and c_x's leaves) are checked for form
  * only; the writer regenerates them from what is kept.
  *
@@ -80,8 +81,8 @@ typedef struct {
  * .inclusion_proof.data.Single.path.path[1].hashes[4]", inside a wrapper's
  * JSON prefixed "Phase1Out JSON: ") and the partition and challenge where there is
  * one:
- *   ZKP_ERR_FORMAT     not JSON or trailing bytes, a missing, duplicate or
- *                      unknown field, a value of the wrong type, a byte array
+ *   ZKP_ERR_FORMAT     not JSON or trailing bytes, a missing or duplicate
+ *                      field, a value of the wrong type, a byte array
  *                      not of 32 integers 0..255, an integer out of its
  *                      type's range, an unknown registered_proof or
  *                      vanilla_proofs tag, a tag of another sector size than

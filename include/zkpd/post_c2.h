@@ -9,9 +9,13 @@
  * (u32 LE), then per sector its FallbackPoStSectorProof's length (u64 LE)
  * and bincode bytes (post_vanilla.h). Every sector's proof is decoded
  * against the size's tree R and checked natively (comm_r from comm_c and
- * comm_r_last, every path) and its challenged leaves compared with those
- * derived from the randomness, the sector id and the sector's position in
- * the whole proof (partition * sectors per partition + i). A partition
+ * comm_r_last, every path). The sectors are then put in ascending sector
+ * id, whatever order the bundle gives them in: rust-fil-proofs takes a
+ * partition's sectors from an ordered map, and the chain verifies in that
+ * order (two sectors with one id are refused). Each sector's challenged
+ * leaves are compared with those derived from the randomness, the sector
+ * id and its position in that order in the whole proof (partition *
+ * sectors per partition + i). A partition
  * with fewer sectors than the shape holds is padded with copies of its
  * last sector, as rust-fil-proofs pads it. The public inputs come from
  * the decoded comm_r values and the derived challenges.
@@ -37,7 +41,7 @@ typedef struct {
 	uint8_t randomness[32];
 	unsigned partition;
 	unsigned n;             /* sectors given, 1 .. shape.sectors */
-	zkp_post_vanilla *vanilla;  /* n decoded proofs, owned */
+	zkp_post_vanilla *vanilla;  /* n decoded proofs in ascending sector id, owned */
 	zkp_post_sector *sectors;   /* shape.sectors: the given ones, then padding */
 	uint64_t *nodes;            /* shape.sectors * challenges derived leaves */
 } zkp_post_partition;
@@ -52,7 +56,7 @@ int zkp_post_bundle_encode(uint8_t **out, size_t *len, uint64_t registered_proof
  * the sector (its index and id) and, from the decoder, the byte offset and
  * serde path: ZKP_ERR_FORMAT (the bundle's own layout: truncated, trailing
  * bytes, no sectors or more than the shape holds), ZKP_ERR_INVAL (an
- * unknown proof type), the decoder's and checks' errors
+ * unknown proof type; two sectors with one id, both named), the decoder's and checks' errors
  * (post_vanilla.h), ZKP_ERR_NOMEM. On failure *ret is zeroed.
  */
 int zkp_post_partition_from_bundle(zkp_post_partition *ret, enum zkp_post_kind kind,

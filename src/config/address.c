@@ -1,8 +1,11 @@
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -158,4 +161,19 @@ void zkp_address_default(char *buf, size_t size)
 	char dir[sizeof(((zkp_address *)0)->path)];
 	zkp_address_default_dir(dir, sizeof(dir));
 	snprintf(buf, size, "unix:%s/zkpd.sock", dir);
+}
+
+bool zkp_address_is_loopback(const zkp_address *a)
+{
+	struct in_addr v4;
+	struct in6_addr v6;
+	if (a->kind != ZKP_ADDR_TCP)
+		return false;
+	if (strcasecmp(a->host, "localhost") == 0)
+		return true;
+	if (inet_pton(AF_INET, a->host, &v4) == 1)
+		return (ntohl(v4.s_addr) >> 24) == 127;
+	if (inet_pton(AF_INET6, a->host, &v6) == 1)
+		return IN6_IS_ADDR_LOOPBACK(&v6);
+	return false;
 }

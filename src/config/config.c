@@ -425,11 +425,25 @@ static void check_combinations(struct parse_ctx *c)
 		fail(c, option_line(c, "http", "require_token"), ZKP_ERR_CONFIG,
 		     "http.require_token: set without server.token_file (expected the token "
 		     "to require)");
-	if (cfg->grpc_listen.kind == ZKP_ADDR_TCP && cfg->grpc_listen.port && !tls &&
-	    !cfg->tcp_plaintext)
+	bool grpc_tcp = cfg->grpc_listen.kind == ZKP_ADDR_TCP && cfg->grpc_listen.port;
+	bool grpc_unix = cfg->grpc_listen.kind == ZKP_ADDR_UNIX && cfg->grpc_listen.path[0];
+	if (cfg->grpc_transport == ZKP_GRPC_TLS && !tls)
+		fail(c, option_line(c, "grpc", "transport"), ZKP_ERR_CONFIG,
+		     "grpc.transport: tls without tls.cert and tls.key (expected both, or "
+		     "grpc.transport = plaintext)");
+	else if (cfg->grpc_transport == ZKP_GRPC_TLS && grpc_unix)
+		fail(c, option_line(c, "grpc", "transport"), ZKP_ERR_CONFIG,
+		     "grpc.transport: tls on the unix: socket %s (expected a HOST:PORT "
+		     "grpc.listen, or grpc.transport = plaintext: the socket's mode and owner "
+		     "guard it)",
+		     cfg->grpc_listen.path);
+	if (grpc_tcp && cfg->grpc_transport == ZKP_GRPC_PLAINTEXT &&
+	    !zkp_address_is_loopback(&cfg->grpc_listen) && !cfg->grpc_allow_insecure_network)
 		fail(c, option_line(c, "grpc", "listen"), ZKP_ERR_CONFIG,
-		     "grpc.listen: %s:%u without TLS (expected tls.cert and tls.key, or "
-		     "server.tcp_plaintext = true for plaintext TCP)",
+		     "grpc.listen: %s:%u is not a loopback address and grpc.transport is "
+		     "plaintext (expected a unix: socket or 127.0.0.1, grpc.transport = tls, or "
+		     "grpc.allow_insecure_plaintext_network = true to send proofs unencrypted "
+		     "over the network)",
 		     cfg->grpc_listen.host, cfg->grpc_listen.port);
 	if (cfg->tls_client_ca && !tls)
 		fail(c, option_line(c, "tls", "client_ca"), ZKP_ERR_CONFIG,

@@ -21,6 +21,7 @@
 
 static const char *const log_levels[] = { "error", "warn", "info", "debug", NULL };
 static const char *const log_formats[] = { "text", "json", NULL };
+static const char *const grpc_transports[] = { "plaintext", "tls", NULL };
 static const char *const key_formats[] = { "zkey", "bellman", NULL };
 
 #define CFG(field) offsetof(zkp_config, field)
@@ -65,7 +66,8 @@ const zkp_option zkp_options[] = {
 	  "with their results (up to job_history); unset: no journal" },
 	{ "server", "tcp_plaintext", ZKP_OPT_BOOL, CFG(tcp_plaintext), 0, "false", NULL, 0, 0,
 	  NULL,
-	  "Allow tcp: addresses without TLS; false: a tcp: address needs tls.cert and tls.key" },
+	  "Allow tcp: addresses without TLS; false: a tcp: address needs tls.cert and tls.key "
+	  "(the gRPC listener has its own: grpc.transport)" },
 	{ "server", "token_file", ZKP_OPT_PATH, CFG(token_file), 0, NULL, "unset", 0, 0, NULL,
 	  "File holding a bearer token; set: every connection must Authenticate with it first" },
 	{ "server", "socket_owner", ZKP_OPT_STRING, CFG(socket_owner), 0, NULL, "unchanged", 0, 0,
@@ -73,7 +75,8 @@ const zkp_option zkp_options[] = {
 	{ "server", "socket_group", ZKP_OPT_STRING, CFG(socket_group), 0, NULL, "unchanged", 0, 0,
 	  NULL, "Group (name or gid) given the Unix sockets" },
 	{ "tls", "cert", ZKP_OPT_PATH, CFG(tls_cert), 0, NULL, "unset", 0, 0, NULL,
-	  "Server certificate chain (PEM) for the tcp: addresses" },
+	  "Server certificate chain (PEM) for the tcp: addresses, and for gRPC with "
+	  "grpc.transport = tls" },
 	{ "tls", "key", ZKP_OPT_PATH, CFG(tls_key), 0, NULL, "unset", 0, 0, NULL,
 	  "Private key (PEM) of tls.cert" },
 	{ "tls", "client_ca", ZKP_OPT_PATH, CFG(tls_client_ca), 0, NULL, "unset", 0, 0, NULL,
@@ -113,7 +116,15 @@ const zkp_option zkp_options[] = {
 	  "TOKEN being server.token_file's; /healthz stays open" },
 	{ "grpc", "listen", ZKP_OPT_ENDPOINT, CFG(grpc_listen), 0, NULL, "unset (off)", 0, 0, NULL,
 	  "unix:PATH or HOST:PORT serving the cuzk.v1 gRPC service Curio calls (docs/grpc.md); "
-	  "HOST:PORT follows the TLS rules of tcp: listeners" },
+	  "its transport is grpc.transport's, not server.tcp_plaintext's" },
+	{ "grpc", "transport", ZKP_OPT_ENUM, CFG(grpc_transport), 0, "plaintext", NULL, 0, 0,
+	  grpc_transports,
+	  "plaintext (what Curio speaks) on a unix: socket or a loopback address, or tls "
+	  "(tls.cert and tls.key, TCP only; Curio cannot connect)" },
+	{ "grpc", "allow_insecure_plaintext_network", ZKP_OPT_BOOL,
+	  CFG(grpc_allow_insecure_network), 0, "false", NULL, 0, 0, NULL,
+	  "Allow plaintext gRPC on a TCP address that is not loopback: proofs, inputs and any "
+	  "token cross the network unencrypted and unauthenticated" },
 	{ "grpc", "max_message_bytes", ZKP_OPT_SIZE, CFG(grpc_max_message_bytes), 0, "256M", NULL,
 	  64 * KIB, GIB, NULL, "Largest gRPC request or answer; larger ones fail RESOURCE_EXHAUSTED" },
 	{ "grpc", "require_token", ZKP_OPT_BOOL, CFG(grpc_require_token), 0, "true", NULL, 0, 0,

@@ -105,6 +105,25 @@ static const zkp_config_circuit *circuit_of_kind(const zkp_config *cfg, int kind
 	return NULL;
 }
 
+/* The sector size a Filecoin proof type number means for kind; 0 when the
+ * number is not one of that kind's. Seal (PoRep): StackedDrg 2KiB, 8MiB,
+ * 512MiB, 32GiB, 64GiB as V1 (0-4), V1_1 (5-9), V1_1 with synthetic PoRep
+ * (10-14) and V1_2 non-interactive (15-19). Update (SnapDeals): V1 (0-4).
+ * PoSt: Winning V1 (0-4), Window V1 (5-9) and V1_1 (10-14). */
+static uint64_t size_of_proof(int kind, uint64_t rp)
+{
+	static const uint64_t sizes[5] = { 2ull << 10, 8ull << 20, 512ull << 20, 32ull << 30,
+					   64ull << 30 };
+	switch (kind) {
+	case CUZK__V1__PROOF_KIND__POREP_SEAL_COMMIT: return rp < 20 ? sizes[rp % 5] : 0;
+	case CUZK__V1__PROOF_KIND__SNAP_DEALS_UPDATE: return rp < 5 ? sizes[rp] : 0;
+	case CUZK__V1__PROOF_KIND__WINNING_POST: return rp < 5 ? sizes[rp] : 0;
+	case CUZK__V1__PROOF_KIND__WINDOW_POST_PARTITION:
+		return rp >= 5 && rp < 15 ? sizes[rp % 5] : 0;
+	}
+	return 0;
+}
+
 /* "32g" -> 32 GiB; 0 when not a size. */
 static uint64_t parse_size(const char *s)
 {
@@ -199,25 +218,34 @@ static int submit_of(Zkpd__V1__SubmitRequest *sub, Zkpd__V1__Witness *w,
 				     "proof_kind: %d (expected POREP_SEAL_COMMIT, "
 				     "SNAP_DEALS_UPDATE, WINDOW_POST_PARTITION or WINNING_POST)",
 				     kind);
-	if (req->sector_size == 0)
-		return zkp_error_set(err, ZKP_ERR_INVAL, "sector_size: 0 (expected the sector "
-							  "size in bytes, such as 34359738368)");
+	/* Curio leaves sector_size unset on some paths (ProofShare's
+	 * SnapDeals): the proof type names the size, as cuzk takes it. */
+	uint64_t size = req->sector_size;
+	if (size == 0)
+		size = size_of_proof(kind, req->registered_proof);
+	if (size == 0)
+		return zkp_error_set(err, ZKP_ERR_INVAL,
+				     "sector_size: 0 and registered_proof: %" PRIu64
+				     " (not a %s proof type): expected the sector size in bytes "
+				     "(such as 34359738368) or the Filecoin proof type's number",
+				     req->registered_proof, kind_names[kind]);
 	if ((int)req->priority < 0 || req->priority > CUZK__V1__PRIORITY__CRITICAL)
 		return zkp_error_set(err, ZKP_ERR_INVAL, "priority: %d (expected 0 to 4)",
 				     (int)req->priority);
-	const zkp_config_circuit *c = circuit_of_kind(cfg, kind, req->sector_size);
+	const zkp_config_circuit *c = circuit_of_kind(cfg, kind, size);
 	if (!c)
 		return zkp_error_set(err, ZKP_ERR_NOT_FOUND,
 				     "no circuit in the configuration serves %s at sector_size "
-				     "%" PRIu64 " (expected a [circuit.NAME] with %s = %" PRIu64 ")",
-				     kind_names[kind], req->sector_size,
+				     "%" PRIu64 "%s (expected a [circuit.NAME] with %s = %" PRIu64 ")",
+				     kind_names[kind], size,
+				     req->sector_size ? "" : " (from registered_proof)",
 				     kind == CUZK__V1__PROOF_KIND__POREP_SEAL_COMMIT ? "porep_sector_size"
 				     : kind == CUZK__V1__PROOF_KIND__SNAP_DEALS_UPDATE
 					     ? "snap_sector_size"
 				     : kind == CUZK__V1__PROOF_KIND__WINDOW_POST_PARTITION
 					     ? "window_post_sector_size"
 					     : "winning_post_sector_size",
-				     req->sector_size);
+				     size);
 	snprintf(circuit, ZKP_CONFIG_NAME_MAX, "%s", c->name);
 	sub->circuit = circuit;
 	sub->witness = w;

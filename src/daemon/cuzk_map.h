@@ -11,7 +11,8 @@
  *   CancelProof -> Cancel      GetStatus  -> Status    GetMetrics -> Metrics
  *   PreloadSRS  -> LoadCircuit EvictSRS   -> UnloadCircuit
  * A job is named by its zkpd job id in decimal. A Submit's circuit is the
- * configured circuit of the proof kind and sector size asked for; an SRS's
+ * configured circuit of the proof kind and sector size asked for (a
+ * sector_size of 0 is taken from registered_proof); an SRS's
  * circuit_id is a circuit name, or KIND-SIZE (porep-32g, snap-2k, wpost-32g,
  * winning-32g).
  *
@@ -87,7 +88,8 @@ typedef struct {
  * Envelope (Request, call_id) that does its work. Errors, with err naming
  * the field and what was wrong: ZKP_ERR_PROTOCOL (not a message of that
  * method), ZKP_ERR_INVAL (a missing or malformed field: an unknown proof
- * kind, sector_size 0, no vanilla proof, a job_id that is not a number),
+ * kind, sector_size 0 with a registered_proof that is not a proof type of
+ * that kind, no vanilla proof, a job_id that is not a number),
  * ZKP_ERR_NOT_FOUND (no configured circuit serves that kind and size, or
  * that circuit_id), ZKP_ERR_NOMEM. */
 int zkp_cuzk_request_decode(zkp_cuzk_request *ret, const zkp_config *cfg, enum zkp_cuzk_method m,

@@ -26,6 +26,7 @@
 #include <grpc/grpc_security.h>
 #include <grpc/slice.h>
 #include <grpc/support/alloc.h>
+#include <grpc/support/log.h>
 #include <grpc/support/time.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -616,11 +617,40 @@ static char *read_pem(const char *path, const char *option, zkp_error *err)
 	return buf;
 }
 
+/* gRPC core's own log lines, which span several lines and quote its
+ * internal error trees, go through zkpd's log as one line each: WARN for
+ * its errors, DEBUG for the rest. While the listener is being bound
+ * (binding set, loop thread) they go to DEBUG only, and the system's
+ * reason (os_error) is kept for zkpd's own one-line error. */
+static atomic_bool binding;
+static char bind_why[160];
+
+static void grpc_log_line(gpr_log_func_args *a)
+{
+	char line[600];
+	size_t n = 0;
+	for (const char *m = a->message; *m && n + 1 < sizeof(line); m++)
+		line[n++] = *m == '\n' || *m == '\r' ? ' ' : *m;
+	line[n] = 0;
+	if (atomic_load(&binding)) {
+		const char *os = strstr(a->message, "os_error:\"");
+		if (os && !bind_why[0]) {
+			os += strlen("os_error:\"");
+			size_t k = strcspn(os, "\"");
+			snprintf(bind_why, sizeof(bind_why), "%.*s", (int)k, os);
+		}
+		zkp_log(ZKP_LOG_DEBUG, "grpc: %s", line);
+		return;
+	}
+	zkp_log(a->severity == GPR_LOG_SEVERITY_ERROR ? ZKP_LOG_WARN : ZKP_LOG_DEBUG, "grpc: %s",
+		line);
+}
+
 static int credentials(zkp_cuzk_server *g, grpc_server_credentials **ret, zkp_error *err)
 {
 	const zkp_config *cfg = g->cfg;
 	*ret = NULL;
-	if (cfg->grpc_listen.kind == ZKP_ADDR_UNIX || !cfg->tls_cert) {
+	if (cfg->grpc_transport != ZKP_GRPC_TLS) {
 		*ret = grpc_insecure_server_credentials_create();
 		return 0;
 	}
@@ -667,6 +697,7 @@ int zkp_cuzk_server_new(zkp_cuzk_server **ret, const zkp_config *cfg, const zkp_
 	g->t_shutdown = (tag){ TAG_SHUTDOWN, NULL };
 	pthread_mutex_init(&g->mu, NULL);
 	pthread_cond_init(&g->cond, NULL);
+	gpr_set_log_function(grpc_log_line);
 	grpc_init();
 
 	char addr[600];
@@ -692,10 +723,15 @@ int zkp_cuzk_server_new(zkp_cuzk_server **ret, const zkp_config *cfg, const zkp_
 	int rc = credentials(g, &creds, err);
 	if (rc)
 		goto fail;
+	bind_why[0] = 0;
+	atomic_store(&binding, true);
 	int port = grpc_server_add_http2_port(g->server, addr, creds);
+	atomic_store(&binding, false);
 	grpc_server_credentials_release(creds);
 	if (!port) {
-		rc = zkp_error_set(err, ZKP_ERR_IO, "grpc.listen: cannot listen on %s", addr);
+		rc = zkp_error_set(err, ZKP_ERR_IO, "grpc.listen: cannot listen on %s: %s", addr,
+				   bind_why[0] ? bind_why : "gRPC could not bind it (the log at "
+							    "debug level has its report)");
 		goto fail;
 	}
 	grpc_server_start(g->server);
@@ -709,15 +745,16 @@ int zkp_cuzk_server_new(zkp_cuzk_server **ret, const zkp_config *cfg, const zkp_
 		goto fail;
 	}
 	g->thread_started = true;
-	if (a->kind == ZKP_ADDR_UNIX || cfg->tls_cert)
-		zkp_log(ZKP_LOG_INFO, "grpc: serving cuzk.v1 on %s%s%s", addr,
-			a->kind == ZKP_ADDR_UNIX ? "" : " (TLS",
-			a->kind == ZKP_ADDR_UNIX ? ""
-			: cfg->tls_client_ca   ? ", client certificates required)"
-						 : ")");
+	if (cfg->grpc_transport == ZKP_GRPC_TLS)
+		zkp_log(ZKP_LOG_INFO, "grpc: serving cuzk.v1 on %s (TLS%s)", addr,
+			cfg->tls_client_ca ? ", client certificates required" : "");
+	else if (a->kind == ZKP_ADDR_UNIX || zkp_address_is_loopback(a))
+		zkp_log(ZKP_LOG_INFO, "grpc: serving cuzk.v1 on %s (plaintext, %s)", addr,
+			a->kind == ZKP_ADDR_UNIX ? "the socket's mode and owner guard it"
+						 : "loopback");
 	else
-		zkp_log(ZKP_LOG_WARN, "grpc: serving cuzk.v1 on %s in PLAINTEXT "
-			"(server.tcp_plaintext)", addr);
+		zkp_log(ZKP_LOG_WARN, "grpc: serving cuzk.v1 on %s in PLAINTEXT over the network "
+			"(grpc.allow_insecure_plaintext_network)", addr);
 	*ret = g;
 	return 0;
 fail:

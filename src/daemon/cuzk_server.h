@@ -35,13 +35,14 @@
 
 typedef struct zkp_cuzk_server zkp_cuzk_server;
 
-/* Binds cfg->grpc_listen (unix:PATH, or HOST:PORT with TLS from tls.cert,
- * tls.key and tls.client_ca when tls.cert is set) and starts the
- * completion-queue thread. ctx is the framed server's session context
- * (engine, journal, token) and must outlive this; wake(wake_arg) is called
+/* Binds cfg->grpc_listen (unix:PATH or HOST:PORT, plaintext, or TLS from
+ * tls.cert, tls.key and tls.client_ca when grpc.transport is tls) and
+ * starts the completion-queue thread. gRPC core's own log lines go
+ * through zkpd's log, one line each, from then on. ctx is the framed
+ * server's session context (engine, journal, token) and must outlive this; wake(wake_arg) is called
  * from the gRPC thread when the inbox has work. Errors: ZKP_ERR_IO (cannot
- * bind: names the address), ZKP_ERR_CONFIG (unreadable TLS files),
- * ZKP_ERR_NOMEM. Loop thread. */
+ * bind: one line naming the address and the system's reason),
+ * ZKP_ERR_CONFIG (unreadable TLS files), ZKP_ERR_NOMEM. Loop thread. */
 int zkp_cuzk_server_new(zkp_cuzk_server **ret, const zkp_config *cfg, const zkp_session_ctx *ctx,
 			void (*wake)(void *), void *wake_arg, zkp_error *err);
 

@@ -200,24 +200,12 @@ static size_t hash_id(uint64_t id, size_t size)
 	return (size_t)(id >> 32) & (size - 1);
 }
 
-static size_t hash_rid(const char *s, size_t size)
-{
-	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 0x100000001b3ULL;
-	return (size_t)(h ^ (h >> 32)) & (size - 1);
-}
-
 static void tab_link(struct job **id_tab, struct job **rid_tab, size_t size, struct job *j)
 {
 	size_t h = hash_id(j->id, size);
 	j->id_next = id_tab[h];
 	id_tab[h] = j;
-	if (j->request_id[0]) {
-		h = hash_rid(j->request_id, size);
-		j->rid_next = rid_tab[h];
-		rid_tab[h] = j;
-	}
+	request_link(rid_tab, size, j);
 }
 
 /* Doubles the tables when they get as full as they are wide. */
@@ -255,12 +243,7 @@ static void tab_unlink(struct zkp_engine *e, struct job *j)
 	while (*p != j)
 		p = &(*p)->id_next;
 	*p = j->id_next;
-	if (j->request_id[0]) {
-		p = &e->rid_tab[hash_rid(j->request_id, e->tab_size)];
-		while (*p != j)
-			p = &(*p)->rid_next;
-		*p = j->rid_next;
-	}
+	request_unlink(e, j);
 	e->n_jobs--;
 }
 
@@ -270,32 +253,6 @@ static struct job *find_job(struct zkp_engine *e, uint64_t id)
 		if (j->id == id)
 			return j;
 	return NULL;
-}
-
-static struct job *find_rid(struct zkp_engine *e, const char *rid)
-{
-	for (struct job *j = e->rid_tab[hash_rid(rid, e->tab_size)]; j; j = j->rid_next)
-		if (!strcmp(j->request_id, rid))
-			return j;
-	return NULL;
-}
-
-/* A job that ended FAILED or CANCELLED gives its request_id up to the next
- * Submit with it: a retry after a failure proves again. It stays in the
- * history (by job id) without a request_id. */
-static bool rid_retryable(const struct job *j)
-{
-	return j->state == ZKP_JOB_FAILED || j->state == ZKP_JOB_CANCELLED;
-}
-
-static void rid_release(struct zkp_engine *e, struct job *j)
-{
-	struct job **p = &e->rid_tab[hash_rid(j->request_id, e->tab_size)];
-	while (*p != j)
-		p = &(*p)->rid_next;
-	*p = j->rid_next;
-	j->rid_next = NULL;
-	j->request_id[0] = 0;
 }
 
 struct job *job_find(struct zkp_engine *e, uint64_t id)
@@ -725,11 +682,11 @@ static void job_queue(struct zkp_engine *e, struct job *j, struct circuit *c,
 	j->span = ZKP_NSPANS;
 	job_span(j, c->loaded ? ZKP_SPAN_QUEUED : ZKP_SPAN_LOAD, j->t_submit);
 	if (j->request_id[0]) {
-		/* Only a failed or cancelled job can still hold it (Submit
-		 * attaches to any other). */
-		struct job *old = find_rid(e, j->request_id);
+		/* The request_id moves to the new job: the one holding it
+		 * failed, was cancelled, or had other inputs. */
+		struct job *old = request_find(e, j->request_id);
 		if (old)
-			rid_release(e, old);
+			request_release(e, old);
 	}
 	tab_link(e->id_tab, e->rid_tab, e->tab_size, j);
 	e->n_jobs++;
@@ -785,8 +742,8 @@ struct job *job_enqueue(struct zkp_engine *e, struct circuit *c, enum zkp_priori
 /* Opens a witness or C1 path beneath server.witness_dir (witness_path.h).
  * A client learns only that there is no such file there: whether it
  * exists elsewhere, or is a link leading out, goes to the log. */
-static int open_witness_path(struct zkp_engine *e, const char *path, int *fd, uint64_t *size,
-			     zkp_error *err)
+int engine_open_witness(struct zkp_engine *e, const char *path, int *fd, uint64_t *size,
+			zkp_error *err)
 {
 	char why[256];
 	if (e->wdir.fd < 0)
@@ -871,7 +828,7 @@ int zkp_engine_submit(zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id, bool 
 		  spec->witness_kind == ZKP_WITNESS_C1_PATH;
 	if (spec->witness_kind == ZKP_WITNESS_PATH || spec->witness_kind == ZKP_WITNESS_C1_PATH) {
 		/* Opening needs no engine state: done before locking. */
-		rc = open_witness_path(e, spec->path, &path_fd, &path_bytes, err);
+		rc = engine_open_witness(e, spec->path, &path_fd, &path_bytes, err);
 		if (rc)
 			goto out;
 		path = strdup(spec->path);
@@ -881,15 +838,31 @@ int zkp_engine_submit(zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id, bool 
 		}
 	}
 
+	/* The inputs' digest (engine_requests.c), before locking: an
+	 * earlier job answers only a request with the same inputs. */
+	uint8_t digest[ZKP_INPUT_DIGEST_BYTES];
+	if (rid[0] && spec->input_digest) {
+		memcpy(digest, spec->input_digest, sizeof(digest));
+	} else if (rid[0]) {
+		int drc = path ? request_digest_file(digest, spec->circuit, spec->witness_kind,
+						     path, path_fd) :
+				 request_digest_bytes(digest, spec->circuit, spec->witness_kind,
+						      data, spec->len);
+		if (drc) {
+			rc = zkp_error_set(err, drc, "cannot take the digest of the job's inputs");
+			goto out;
+		}
+	}
+
 	pthread_mutex_lock(&e->lock);
 	locked = true;
-	/* An earlier job with this request_id answers, whatever else the
-	 * spec says: the client is retrying the same request. One that
-	 * failed or was cancelled is tried again instead (job_queue takes
-	 * its request_id). */
+	/* An earlier job with this request_id and the same inputs answers:
+	 * the client is retrying the same request. One that failed or was
+	 * cancelled, or had other inputs, gives its request_id up to a new
+	 * job (job_queue). */
 	if (rid[0]) {
-		struct job *old = find_rid(e, rid);
-		if (old && !rid_retryable(old)) {
+		struct job *old = request_attach(e, rid, digest);
+		if (old) {
 			*job_id = old->id;
 			*attached = true;
 			goto out;
@@ -951,6 +924,10 @@ int zkp_engine_submit(zkp_engine *e, zkp_job_spec *spec, uint64_t *job_id, bool 
 		goto out;
 	}
 	snprintf(j->request_id, sizeof(j->request_id), "%s", rid);
+	if (rid[0]) {
+		memcpy(j->digest, digest, sizeof(j->digest));
+		j->has_digest = true;
+	}
 	j->want_json = spec->want_json && !c1 && !snap;
 	j->split = c1 ? SPLIT_POREP : snap ? SPLIT_SNAP : SPLIT_NONE;
 	j->post = post;
@@ -1148,6 +1125,8 @@ static void info_fill(struct zkp_engine *e, const struct job *j, zkp_job_info *r
 	r->total_seconds = j->t_end > 0 ? j->t_end - j->t_submit : 0;
 	snprintf(r->circuit, sizeof(r->circuit), "%s", j->circ->cfg.name);
 	memcpy(r->request_id, j->request_id, sizeof(r->request_id));
+	r->has_digest = j->has_digest;
+	memcpy(r->input_digest, j->digest, sizeof(r->input_digest));
 	memcpy(r->stages, j->stages, sizeof(r->stages));
 	spans_now(&r->spans, j, end);
 	if (j->dev)
@@ -1225,21 +1204,6 @@ void zkp_job_info_release(zkp_job_info *info)
 	info->parts = NULL;
 }
 
-int zkp_engine_find_request(zkp_engine *e, const char *request_id, uint64_t *job_id)
-{
-	int rc = ZKP_ERR_NOT_FOUND;
-	if (!request_id || !*request_id)
-		return rc;
-	pthread_mutex_lock(&e->lock);
-	struct job *j = find_rid(e, request_id);
-	if (j) {
-		*job_id = j->id;
-		rc = 0;
-	}
-	pthread_mutex_unlock(&e->lock);
-	return rc;
-}
-
 int zkp_engine_restore_result(zkp_engine *e, const zkp_job_info *info, uint64_t *job_id,
 			      bool *verifying, zkp_error *err)
 {
@@ -1280,7 +1244,7 @@ int zkp_engine_restore_result(zkp_engine *e, const zkp_job_info *info, uint64_t 
 	if (!c)
 		rc = zkp_error_set(err, ZKP_ERR_NOT_FOUND, "circuit \"%s\" is not configured",
 				   info->circuit);
-	else if (find_rid(e, info->request_id))
+	else if (request_find(e, info->request_id))
 		rc = zkp_error_set(err, ZKP_ERR_BUSY, "a job already has request_id \"%s\"",
 				   info->request_id);
 	else if (tab_grow(e))
@@ -1297,6 +1261,8 @@ int zkp_engine_restore_result(zkp_engine *e, const zkp_job_info *info, uint64_t 
 		j->stage = info->state == ZKP_JOB_DONE ? ZKP_STAGE_DONE : ZKP_STAGE_QUEUED;
 		j->prio = info->priority;
 		memcpy(j->request_id, info->request_id, sizeof(j->request_id));
+		j->has_digest = info->has_digest;
+		memcpy(j->digest, info->input_digest, sizeof(j->digest));
 		j->want_json = info->proof_json != NULL;
 		j->t_end = now;
 		j->t_submit = now - info->total_seconds;
@@ -1451,6 +1417,7 @@ int zkp_engine_get_status(zkp_engine *e, zkp_engine_status *ret)
 	ret->snap_done = e->snap_done;
 	ret->snap_failed = e->snap_failed;
 	ret->snap_cancelled = e->snap_cancelled;
+	ret->requests_reused = e->requests_reused;
 	memcpy(ret->stage_count, e->stage_count, sizeof(ret->stage_count));
 	memcpy(ret->stage_seconds, e->stage_seconds, sizeof(ret->stage_seconds));
 	memcpy(ret->stage_buckets, e->stage_buckets, sizeof(ret->stage_buckets));

@@ -17,12 +17,16 @@
  * Jobs. Submit takes the witness (bytes, ownership passed; or a path that
  * must resolve, with symlinks followed, inside server.witness_dir), a
  * priority and an optional request_id. A request_id equal to that of a
- * queued, running or remembered DONE job returns that job (attached): a
- * proof is never made twice. One equal to that of a remembered job that
- * ended FAILED or CANCELLED starts a new job, which takes the request_id
- * over (the old one stays findable by its id): a retry after a failure
- * proves again. Finished jobs are remembered, oldest dropped first, up to
- * server.job_history.
+ * queued, running or remembered DONE job, with inputs of the same digest
+ * (circuit, witness kind, and the witness, C1 or bundle bytes, or a path
+ * and its file's identity: engine_requests.c), returns that job
+ * (attached): a proof is never made twice. The same request_id with other
+ * inputs, or equal to that of a remembered job that ended FAILED or
+ * CANCELLED, starts a new job, which takes the request_id over (the old
+ * one stays findable by its id, without it): a retry after a failure
+ * proves again, and a reused name never returns another input's proof
+ * (a WARN line, counted in requests_reused). Finished jobs are remembered,
+ * oldest dropped first, up to server.job_history.
  *
  * PoRep jobs. A circuit with porep_sector_size set (its .pce must be the
  * PoRep partition circuit of that size, as its label says) also takes a C1
@@ -53,11 +57,11 @@
  * PoSt jobs. A circuit with window_post_sector_size or
  * winning_post_sector_size (its .pce the Fallback PoSt circuit of that kind
  * and size) takes a PoSt bundle: one ordinary job whose WITNESS stage
- * decodes every sector's vanilla proof, checks its paths, comm_r and
- * challenged leaves against those derived from the randomness and the
- * sector's position (post_c2.h), pads a short partition with its last
- * sector, and computes the witness, whose public inputs must equal the
- * derived ones. A WinningPoSt job submitted at NORMAL (the default) runs
+ * decodes every sector's vanilla proof, puts the sectors in ascending
+ * sector id, checks their paths, comm_r and challenged leaves against
+ * those derived from the randomness and each sector's position in that
+ * order (post_c2.h), pads a short partition with its last sector, and
+ * computes the witness, whose public inputs must equal the derived ones. A WinningPoSt job submitted at NORMAL (the default) runs
  * at CRITICAL: a block's deadline is seconds.
  *
  * Scheduling. Four FIFO queues, CRITICAL > HIGH > NORMAL > LOW. A pipeline's
@@ -155,6 +159,8 @@
 #define ZKP_STAGE_BUCKETS 16
 extern const double zkp_stage_bucket_le[ZKP_STAGE_BUCKETS];
 #define ZKP_REQUEST_ID_MAX 128
+/* Bytes of a job's input digest (SHA-256, engine_requests.c). */
+#define ZKP_INPUT_DIGEST_BYTES 32
 
 /* Numbers equal the wire protocol's (proto/zkpd/v1/zkpd.proto). */
 enum zkp_priority {
@@ -258,6 +264,9 @@ typedef struct {
 	const char *path; /* PATH, C1_PATH */
 	enum zkp_priority priority;
 	const char *request_id; /* NULL or "": none */
+	/* NULL, or the inputs' digest already taken (zkp_engine_input_digest)
+	 * for this spec: Submit takes it itself otherwise. */
+	const uint8_t *input_digest;
 	bool want_json;         /* also produce the snarkjs proof.json text */
 } zkp_job_spec;
 
@@ -356,6 +365,10 @@ typedef struct {
 	double elapsed, queue_seconds, total_seconds;
 	char circuit[ZKP_CONFIG_NAME_MAX];
 	char request_id[ZKP_REQUEST_ID_MAX + 1];
+	/* The digest of its inputs, when it was submitted with a request_id
+	 * (or restored with a digest). */
+	bool has_digest;
+	uint8_t input_digest[ZKP_INPUT_DIGEST_BYTES];
 	zkp_stage_timing stages[ZKP_NSTAGES];
 	zkp_span_times spans; /* none entered for a result restored from the journal */
 	/* The device it ran on ("" before that); device_busy_known when that
@@ -392,8 +405,21 @@ int zkp_engine_job_info(zkp_engine *e, uint64_t job_id, zkp_job_info *ret);
 void zkp_job_info_release(zkp_job_info *info);
 
 /* The id of the queued, running or remembered finished job that has
- * request_id (non-empty). Errors: ZKP_ERR_NOT_FOUND. */
+ * request_id (non-empty): the newest one submitted with it. Errors:
+ * ZKP_ERR_NOT_FOUND. */
 int zkp_engine_find_request(zkp_engine *e, const char *request_id, uint64_t *job_id);
+
+/* The digest of spec's inputs, as Submit takes it (a path is opened under
+ * server.witness_dir for its file's identity). Errors: those of opening a
+ * witness path (ZKP_ERR_DENIED, ZKP_ERR_NOT_FOUND), ZKP_ERR_INVAL (no
+ * circuit, empty path), ZKP_ERR_NOMEM. Any thread. */
+int zkp_engine_input_digest(zkp_engine *e, const zkp_job_spec *spec,
+			    uint8_t out[ZKP_INPUT_DIGEST_BYTES], zkp_error *err);
+/* Whether a Submit of request_id with inputs of this digest would attach
+ * to a known job now (it would not when none holds request_id, when the
+ * one holding it failed or was cancelled, or when its inputs differ). */
+bool zkp_engine_request_attaches(zkp_engine *e, const char *request_id,
+				 const uint8_t digest[ZKP_INPUT_DIGEST_BYTES]);
 
 /* What the program's test hooks are, for --version and the log: NULL in a
  * production program, which reads no test variable. */
@@ -401,8 +427,9 @@ const char *zkp_engine_test_hooks(void);
 
 /* Puts a job that ended before this engine started (a result read from the
  * journal) into the finished-job history: a new job id, and info's state
- * (DONE, FAILED or CANCELLED), circuit, request_id, priority, result, error
- * and queue and total seconds (job_id, stage and timings are not read).
+ * (DONE, FAILED or CANCELLED), circuit, request_id, input digest (none:
+ * no Submit attaches to it), priority, result, error and queue and total
+ * seconds (job_id, stage and timings are not read).
  * From then on it is found like any finished job (Await by id, Submit or
  * Await by request_id) and leaves the history like one; it counts in no
  * job counter.
@@ -502,6 +529,9 @@ typedef struct {
 	uint64_t porep_done, porep_failed, porep_cancelled;
 	/* SnapDeals update jobs ended, by state. */
 	uint64_t snap_done, snap_failed, snap_cancelled;
+	/* Submits whose request_id was held by a job with other inputs (a
+	 * new job was made). */
+	uint64_t requests_reused;
 	/* Per stage: how many ran and their total seconds (for Metrics), and
 	 * how many took at most zkp_stage_bucket_le[b] seconds (cumulative, as
 	 * Prometheus histograms count). */

@@ -88,6 +88,10 @@ struct job {
 	enum zkp_stage stage;
 	enum zkp_priority prio;
 	char request_id[ZKP_REQUEST_ID_MAX + 1];
+	/* The digest of its inputs (engine_requests.c), set with a request_id;
+	 * has_digest false for a result restored without one. */
+	uint8_t digest[ZKP_INPUT_DIGEST_BYTES];
+	bool has_digest;
 	bool cancel;
 	bool want_json;
 	/* Witness (or C1) as submitted: bytes (owned) or a resolved path
@@ -238,6 +242,7 @@ struct zkp_engine {
 	uint64_t jobs_done, jobs_failed, jobs_cancelled;
 	uint64_t porep_done, porep_failed, porep_cancelled;
 	uint64_t snap_done, snap_failed, snap_cancelled;
+	uint64_t requests_reused; /* request_ids that came again with other inputs */
 	uint64_t stage_count[ZKP_NSTAGES];
 	double stage_seconds[ZKP_NSTAGES];
 	uint64_t stage_buckets[ZKP_NSTAGES][ZKP_STAGE_BUCKETS];
@@ -348,6 +353,33 @@ int post_witness(struct zkp_engine *e, struct job *j, zkp_error *err);
 
 /* Percent of an ordinary job (engine.c). */
 uint32_t job_percent(const struct job *j, double now);
+
+/* Opens a witness or C1 path beneath server.witness_dir (witness_path.h)
+ * into *fd (the caller closes it) and *size. Errors: ZKP_ERR_DENIED (no
+ * witness_dir), ZKP_ERR_NOT_FOUND (no such readable file there; why goes
+ * to the log). Any thread, no lock. */
+int engine_open_witness(struct zkp_engine *e, const char *path, int *fd, uint64_t *size,
+			zkp_error *err);
+
+/* engine_requests.c: the table by request_id and the inputs' digests.
+ * Lock held for all but the digests, which take no lock. */
+void request_link(struct job **rid_tab, size_t size, struct job *j);
+void request_unlink(struct zkp_engine *e, struct job *j);
+struct job *request_find(struct zkp_engine *e, const char *rid);
+/* Unlinks j from the table and clears its request_id: a newer job holds
+ * it now; j stays findable by its id. */
+void request_release(struct zkp_engine *e, struct job *j);
+/* The job a Submit of rid with inputs of this digest attaches to: the one
+ * holding rid, unless it failed or was cancelled, or its inputs differ
+ * (then logged and counted in requests_reused). NULL: make a new job. */
+struct job *request_attach(struct zkp_engine *e, const char *rid,
+			   const uint8_t digest[ZKP_INPUT_DIGEST_BYTES]);
+/* The digest of bytes, or of a path and the identity of its open file fd.
+ * Errors: ZKP_ERR_NOMEM (OpenSSL), ZKP_ERR_IO (fstat). */
+int request_digest_bytes(uint8_t out[ZKP_INPUT_DIGEST_BYTES], const char *circuit,
+			 enum zkp_witness_kind kind, const uint8_t *data, size_t len);
+int request_digest_file(uint8_t out[ZKP_INPUT_DIGEST_BYTES], const char *circuit,
+			enum zkp_witness_kind kind, const char *path, int fd);
 
 /* engine_circuits.c */
 int circuits_init(struct zkp_engine *e);

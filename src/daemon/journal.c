@@ -364,6 +364,10 @@ static int entry_from_record(Zkpd__V1__JournalEntry *msg, Zkpd__V1__JournalResul
 		return 0;
 	}
 	res->state = (uint32_t)r->state;
+	if (r->has_digest) {
+		res->input_digest.data = (uint8_t *)r->input_digest;
+		res->input_digest.len = ZKP_INPUT_DIGEST_BYTES;
+	}
 	res->queue_seconds = r->queue_seconds;
 	res->total_seconds = r->total_seconds;
 	if (r->state == ZKP_JOB_DONE) {
@@ -691,6 +695,14 @@ static const char *record_from_entry(zkp_journal_record *r, Zkpd__V1__JournalEnt
 		}
 		r->ended = true;
 		r->state = (enum zkp_job_state)res->state;
+		if (res->input_digest.len && res->input_digest.len != ZKP_INPUT_DIGEST_BYTES) {
+			snprintf(why, size, "an input digest of %zu bytes (expected %d)",
+				 res->input_digest.len, ZKP_INPUT_DIGEST_BYTES);
+			return why;
+		}
+		r->has_digest = res->input_digest.len == ZKP_INPUT_DIGEST_BYTES;
+		if (r->has_digest)
+			memcpy(r->input_digest, res->input_digest.data, ZKP_INPUT_DIGEST_BYTES);
 		r->queue_seconds = res->queue_seconds;
 		r->total_seconds = res->total_seconds;
 		if (r->state != ZKP_JOB_DONE) {
@@ -1042,6 +1054,8 @@ static void info_from_record(zkp_job_info *info, const zkp_journal_record *r)
 	info->n_inputs = r->n_inputs;
 	info->error_code = r->error_code;
 	memcpy(info->error_message, r->error_message, sizeof(info->error_message));
+	info->has_digest = r->has_digest;
+	memcpy(info->input_digest, r->input_digest, sizeof(info->input_digest));
 }
 
 /* A result record back into the engine's history. Returns 0 or the

@@ -10,8 +10,9 @@
  * proof format and witness (the bytes and their format, or only the path of
  * a path witness); once the job ended, its result record instead (state,
  * error code and message, proof, proof.json, public inputs, queue and total
- * seconds). Every file carries a sequence number that grows with each write:
- * pending entries are resubmitted in submit order, results kept newest.
+ * seconds, the digest of its inputs). Every file carries a sequence number
+ * that grows with each write: pending entries are resubmitted in submit
+ * order, results kept newest.
  *
  * Invariants:
  *  - NAME.job is complete and fsync'd, or absent: a write goes to
@@ -91,6 +92,12 @@ typedef struct {
 	uint8_t *inputs;                        /* DONE: n_inputs * 32 bytes */
 	size_t n_inputs;
 	double queue_seconds, total_seconds;
+	/* The digest of the job's inputs (engine.h): a pending entry's as
+	 * taken at its Submit (not written: taken again when resubmitted), a
+	 * result's as written. has_digest false: a result from a writer
+	 * before digests, which no Submit attaches to. */
+	bool has_digest;
+	uint8_t input_digest[ZKP_INPUT_DIGEST_BYTES];
 } zkp_journal_record;
 
 /* Frees what a loaded record owns; accepts a zeroed record. */
@@ -172,8 +179,11 @@ typedef void (*zkp_journal_submit_fn)(void *owner, uint64_t cookie, int rc, uint
 #define ZKP_JOURNAL_PENDING 1
 
 /* zkp_engine_submit, with the job journaled first when j is not NULL, the
- * spec has a request_id and no job with that request_id is known (a Submit
- * that attaches writes nothing). Returns 0 when it was handled at once
+ * spec has a request_id and would not attach to a known job (none holds
+ * the request_id, or the one that does failed, was cancelled or had other
+ * inputs: zkp_engine_request_attaches). A Submit that attaches writes
+ * nothing. The request_id's file then holds the newest job: an older one
+ * that lost its request_id to it is not journaled any more. Returns 0 when it was handled at once
  * (*job_id and *attached set; not journaled, or attached), an error (err
  * set; the spec's data freed), or ZKP_JOURNAL_PENDING: the entry is being
  * written (the journal owns the data and copies the strings) and done(owner,
@@ -181,7 +191,8 @@ typedef void (*zkp_journal_submit_fn)(void *owner, uint64_t cookie, int rc, uint
  * the job submitted: with ZKP_ERR_IO naming the file and the errno text when
  * it could not be written, with the engine's error (the entry removed again)
  * when the engine refuses the job. A second Submit of the same request_id
- * while the first one's entry is being written waits for it and attaches. */
+ * and inputs while the first one's entry is being written waits for it and
+ * attaches. */
 int zkp_journal_submit(zkp_journal *j, zkp_engine *e, zkp_job_spec *spec,
 		       zkp_journal_submit_fn done, void *owner, uint64_t cookie, uint64_t *job_id,
 		       bool *attached, zkp_error *err);

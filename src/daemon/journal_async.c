@@ -163,36 +163,30 @@ static void hand_over(zkp_journal *j, struct jwork *w)
 
 /* ---- Submit ---- */
 
-/* Whether job id ended FAILED or CANCELLED (a Submit runs it again). */
-static bool ended_badly(zkp_engine *e, uint64_t id)
-{
-	zkp_job_info info;
-	if (zkp_engine_job_info(e, id, &info))
-		return false;
-	bool bad = info.state == ZKP_JOB_FAILED || info.state == ZKP_JOB_CANCELLED;
-	zkp_job_info_release(&info);
-	return bad;
-}
-
 int zkp_journal_submit(zkp_journal *j, zkp_engine *e, zkp_job_spec *spec,
 		       zkp_journal_submit_fn done, void *owner, uint64_t cookie, uint64_t *job_id,
 		       bool *attached, zkp_error *err)
 {
 	const char *rid = spec->request_id;
-	uint64_t known = 0;
+	uint8_t digest[ZKP_INPUT_DIGEST_BYTES];
 	*job_id = 0;
 	*attached = false;
 	/* Not journaled: no journal, no request_id, a Submit the engine will
-	 * refuse on its face, or one that attaches to a known job (a known
-	 * job that failed or was cancelled is run again: journaled). */
+	 * refuse on its face, or one that attaches to a known job (one that
+	 * failed, was cancelled or had other inputs is not attached to: the
+	 * new job is journaled). */
 	if (!j || !rid || !*rid || strlen(rid) > ZKP_REQUEST_ID_MAX || !spec->circuit ||
 	    strlen(spec->circuit) >= ZKP_CONFIG_NAME_MAX ||
-	    (zkp_engine_find_request(e, rid, &known) == 0 && !ended_badly(e, known)))
+	    zkp_engine_input_digest(e, spec, digest, err) != 0)
+		return zkp_engine_submit(e, spec, job_id, attached, err);
+	spec->input_digest = digest;
+	if (zkp_engine_request_attaches(e, rid, digest))
 		return zkp_engine_submit(e, spec, job_id, attached, err);
 
-	/* The same request_id on its way to disk: wait for it, then attach. */
+	/* The same request on its way to disk: wait for it, then attach. */
 	for (struct jwork *w = j->submits; w; w = w->next_sub) {
-		if (strcmp(w->r.request_id, rid))
+		if (strcmp(w->r.request_id, rid) ||
+		    memcmp(w->r.input_digest, digest, sizeof(digest)))
 			continue;
 		free(spec->data);
 		spec->data = NULL;
@@ -214,6 +208,8 @@ int zkp_journal_submit(zkp_journal *j, zkp_engine *e, zkp_job_spec *spec,
 	r->priority = spec->priority;
 	r->want_json = spec->want_json;
 	r->witness_kind = spec->witness_kind;
+	r->has_digest = true;
+	memcpy(r->input_digest, digest, sizeof(digest));
 	if (spec->path && !(r->path = strdup(spec->path))) {
 		rc = zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory journaling a Submit");
 		goto fail;
@@ -260,6 +256,7 @@ static void submit_done(zkp_journal *j, zkp_engine *e, struct jwork *w)
 			.path = r->path,
 			.priority = r->priority,
 			.request_id = r->request_id,
+			.input_digest = r->input_digest,
 			.want_json = r->want_json,
 		};
 		r->data = NULL; /* the engine's from here on */
@@ -307,7 +304,13 @@ bool zkp_journal_job_event(zkp_journal *j, zkp_engine *e, const zkp_engine_event
 		return false;
 	}
 	struct jwork *w = calloc(1, sizeof(*w));
-	if (!w || zkp_engine_job_info(e, ev->job_id, &w->info)) {
+	if (w && zkp_engine_job_info(e, ev->job_id, &w->info) == 0 && !w->info.request_id[0]) {
+		/* A newer job took its request_id while its entry was on its way
+		 * to disk: the file is the newer job's. */
+		work_free(w);
+		return false;
+	}
+	if (!w || !w->info.job_id) {
 		if (w) {
 			/* Already forgotten (server.job_history = 0): no result
 			 * to keep. */
@@ -342,6 +345,8 @@ bool zkp_journal_job_event(zkp_journal *j, zkp_engine *e, const zkp_engine_event
 	r->n_inputs = info->n_inputs;
 	r->queue_seconds = info->queue_seconds;
 	r->total_seconds = info->total_seconds;
+	r->has_digest = info->has_digest;
+	memcpy(r->input_digest, info->input_digest, sizeof(r->input_digest));
 	w->ev = *ev;
 	zkp_error err = { 0 };
 	int rc = journal_prepare(j, r, w->name, &w->tmp_no, &err);

@@ -156,6 +156,8 @@ int main(int argc, char **argv)
 		if (!status)
 			printf("%s: ok (%zu circuit(s), %zu listen address(es))\n", check_path,
 			       cfg.n_circuits, cfg.n_listen);
+		if (!status)
+			zkp_config_print_curio_notes(&cfg, stdout);
 		zkp_config_release(&cfg);
 		return status;
 	}

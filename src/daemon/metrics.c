@@ -68,6 +68,11 @@ char *zkp_metrics_text(zkp_engine *e, const zkp_server_stats *ss)
 	fprintf(f, "zkpd_snap_updates_total{state=\"cancelled\"} %llu\n",
 		(unsigned long long)st.snap_cancelled);
 
+	one(f, "request_id_reused_total", "counter",
+	    "Submits whose request_id was held by a job with other inputs: a new job was made "
+	    "and took the request_id over.",
+	    (double)st.requests_reused);
+
 	family(f, "jobs_queued", "gauge", "Jobs waiting to start, by priority.");
 	for (int p = 0; p < 4; p++)
 		fprintf(f, "zkpd_jobs_queued{priority=\"%s\"} %u\n",

@@ -1045,6 +1045,10 @@ int zkp_server_new(zkp_server **ret, const zkp_config *cfg, zkp_error *err)
 			     zkp_sockdir_make(cfg, cfg->grpc_listen.path, err) : 0;
 		if (!rc)
 			rc = zkp_cuzk_server_new(&s->grpc, cfg, &s->ctx, engine_notify, s, err);
+		/* Its socket is owned like the framed ones: Curio's user must
+		 * be able to open it. */
+		if (!rc && cfg->grpc_listen.kind == ZKP_ADDR_UNIX)
+			rc = chown_socket(s, cfg->grpc_listen.path, err);
 		if (rc)
 			goto fail;
 	}

@@ -13,7 +13,10 @@
  * (storage-proofs-porep/src/stacked/vanilla/params.rs, column.rs,
  * column_proof.rs, labeling_proof.rs, encoding_proof.rs) and MerkleProof
  * (storage-proofs-core/src/merkle/proof.rs). serde reads fields in any
- * order, and so does this reader; unlike serde it refuses unknown fields.
+ * order, and so does this reader. Like serde, it skips the value of a
+ * field its object does not have (whatever its type or depth, with a
+ * debug log line naming it); an unknown enum variant or sector size tag is
+ * still refused, as serde refuses it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +33,7 @@
 
 #include "c1_int.h"
 #include "zkpd/file.h"
+#include "zkpd/log.h"
 #include "zkpd/porep_c1.h"
 #include "zkpd/poseidon.h"
 
@@ -297,6 +301,10 @@ struct reader {
 		/* labeling proofs' parents, then the encoding proof's */
 		zkp_fr lparents[ZKP_POREP_MAX_LAYERS + 1][ZKP_POREP_LABEL_PARENTS];
 	} ps;
+	/* Skipping an unknown field's value: skip_depth counts the objects
+	 * and arrays of it still open. */
+	bool skipping;
+	unsigned skip_depth;
 	int depth;
 	struct frame f[MAX_DEPTH];
 };
@@ -718,10 +726,28 @@ static int string(struct reader *rd, const char *s, size_t len)
 }
 
 /* Any value: check it is what the innermost frame expects there. */
+/* One event inside a skipped value; the value ends with its last. */
+static int skip_event(struct reader *rd, bool open, bool close)
+{
+	if (open) {
+		rd->skip_depth++;
+		return 1;
+	}
+	if (close)
+		rd->skip_depth--;
+	if (rd->skip_depth == 0) {
+		rd->skipping = false;
+		value_done(rd);
+	}
+	return 1;
+}
+
 static int value(struct reader *rd, enum jtype jt, const char *s, size_t len)
 {
 	if (rd->rc)
 		return 0;
+	if (rd->skipping)
+		return skip_event(rd, jt == J_MAP || jt == J_ARRAY, false);
 	if (rd->depth == 0) {
 		if (jt != J_MAP)
 			return fail(rd, ZKP_ERR_FORMAT, AT_FRAME, "expected an object, found %s",
@@ -804,14 +830,19 @@ static int key(struct reader *rd, const char *s, size_t len)
 {
 	if (rd->rc)
 		return 0;
+	if (rd->skipping)
+		return 1; /* a key inside a skipped value */
 	struct frame *f = &rd->f[rd->depth - 1];
 	char shown[64];
 	render_key(shown, sizeof(shown), s, len);
 	if (f->kind == K_ROOT) {
-		f->kind = K_C1;
+		/* The first known key decides: a wrapper's or a C1's. */
 		for (unsigned j = 0; j < N(f_wrapper); j++)
 			if (strlen(f_wrapper[j].name) == len && !memcmp(f_wrapper[j].name, s, len))
 				f->kind = K_WRAPPER;
+		for (unsigned j = 0; j < N(f_c1) && f->kind == K_ROOT; j++)
+			if (strlen(f_c1[j].name) == len && !memcmp(f_c1[j].name, s, len))
+				f->kind = K_C1;
 	}
 	const struct field *fields = schema[f->kind].fields;
 	int idx = -1;
@@ -828,7 +859,14 @@ static int key(struct reader *rd, const char *s, size_t len)
 		if (f->kind == K_DATA)
 			return fail(rd, ZKP_ERR_FORMAT, AT_FRAME,
 				    "unknown variant \"%s\" (expected Single, Sub or Top)", shown);
-		return fail(rd, ZKP_ERR_FORMAT, AT_FRAME, "unknown field \"%s\"", shown);
+		/* serde ignores a field its struct does not have: so do we. */
+		char path[256];
+		render(rd, false, path, sizeof(path));
+		zkp_log(ZKP_LOG_DEBUG, "C1: unknown field \"%s\" in %s skipped", shown,
+			path[0] ? path : "the top object");
+		rd->skipping = true;
+		rd->skip_depth = 0;
+		return 1;
 	}
 	if (f->seen & (1u << idx))
 		return fail(rd, ZKP_ERR_FORMAT, AT_FRAME, "duplicate field \"%s\"", shown);
@@ -1012,6 +1050,8 @@ static int end(struct reader *rd)
 {
 	if (rd->rc)
 		return 0;
+	if (rd->skipping)
+		return skip_event(rd, false, true);
 	struct frame *f = &rd->f[rd->depth - 1];
 	zkp_porep_c1 *c1 = rd->c1;
 	if (!is_array(f->kind)) {
@@ -1022,7 +1062,9 @@ static int end(struct reader *rd)
 					    f->kind == K_VP ? "sector size tag"
 							    : "of Single, Sub or Top");
 		} else if (f->kind == K_ROOT) {
-			return fail(rd, ZKP_ERR_FORMAT, AT_FRAME, "empty object");
+			return fail(rd, ZKP_ERR_FORMAT, AT_FRAME,
+				    "no field of a C1 or of its wrapper (an empty object, or "
+				    "only unknown fields)");
 		} else {
 			for (unsigned j = 0; j < nf; j++)
 				if (!(f->seen & (1u << j)))

@@ -45,11 +45,50 @@ void zkp_post_partition_release(zkp_post_partition *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* A sector as the job gave it: its id, its place in the job and where
+ * its proof starts in the bundle. */
+struct given {
+	uint64_t id;
+	unsigned pos;
+	size_t off;
+};
+
+static int by_id(const void *a, const void *b)
+{
+	const struct given *x = a, *y = b;
+	return x->id < y->id ? -1 : x->id > y->id ? 1 : x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Puts p's sectors in ascending sector id, as rust-fil-proofs takes a
+ * partition's sectors from its ordered map and the chain verifies them:
+ * the order a job gives is not the proof's. g[i] describes vanilla[i] on
+ * entry and the sorted order on return. Two sectors with one id are
+ * refused, naming both places. */
+static int sort_sectors(zkp_post_partition *p, struct given *g, zkp_error *err)
+{
+	qsort(g, p->n, sizeof(*g), by_id);
+	for (unsigned i = 1; i < p->n; i++)
+		if (g[i].id == g[i - 1].id)
+			return zkp_error_set(err, ZKP_ERR_INVAL,
+					     "PoSt job: sectors %u and %u both have sector id %" PRIu64
+					     " (a partition proves each sector once)",
+					     g[i - 1].pos, g[i].pos, g[i].id);
+	zkp_post_vanilla *sorted = malloc(p->n * sizeof(*sorted));
+	if (!sorted)
+		return zkp_error_set(err, ZKP_ERR_NOMEM, "no memory for a PoSt job");
+	for (unsigned i = 0; i < p->n; i++)
+		sorted[i] = p->vanilla[g[i].pos];
+	free(p->vanilla);
+	p->vanilla = sorted;
+	return 0;
+}
+
 int zkp_post_partition_from_bundle(zkp_post_partition *ret, enum zkp_post_kind kind,
 				   uint64_t sector_bytes, const uint8_t *b, size_t len,
 				   zkp_error *err)
 {
 	zkp_post_partition p = { 0 };
+	struct given *g = NULL;
 	int rc;
 	memset(ret, 0, sizeof(*ret));
 	if (len < 48)
@@ -80,7 +119,8 @@ int zkp_post_partition_from_bundle(zkp_post_partition *ret, enum zkp_post_kind k
 	p.vanilla = calloc(n, sizeof(*p.vanilla));
 	p.sectors = calloc(S, sizeof(*p.sectors));
 	p.nodes = calloc((size_t)S * C, sizeof(*p.nodes));
-	if (!p.vanilla || !p.sectors || !p.nodes) {
+	g = calloc(n, sizeof(*g));
+	if (!p.vanilla || !p.sectors || !p.nodes || !g) {
 		rc = zkp_error_set(err, ZKP_ERR_NOMEM, "no memory for a PoSt job");
 		goto fail;
 	}
@@ -96,20 +136,17 @@ int zkp_post_partition_from_bundle(zkp_post_partition *ret, enum zkp_post_kind k
 			goto fail;
 		}
 		size_t l = (size_t)zkp_get_le(b + off, 8);
-		uint64_t index = (uint64_t)p.partition * S + i;
 		rc = zkp_post_vanilla_decode(&p.vanilla[i], b + off + 8, l, &t, &e);
 		if (!rc && p.vanilla[i].challenges != C)
 			rc = zkp_error_set(&e, ZKP_ERR_FORMAT, "%u challenges; a %s sector has %u",
 					   p.vanilla[i].challenges, p.type.name, C);
 		if (!rc)
 			rc = zkp_post_vanilla_check(&p.vanilla[i].sector, C, &t, &e);
-		if (!rc)
-			rc = zkp_post_vanilla_check_challenges(&p.vanilla[i].sector, C, p.type.version,
-							       p.randomness, index, p.shape.nodes, &e);
 		if (rc) {
 			zkp_error_set(err, rc, "PoSt job, sector %u (byte %zu): %s", i, off, e.msg);
 			goto fail;
 		}
+		g[i] = (struct given){ p.vanilla[i].sector.sector_id, i, off };
 		off += 8 + l;
 	}
 	if (off != len) {
@@ -118,15 +155,33 @@ int zkp_post_partition_from_bundle(zkp_post_partition *ret, enum zkp_post_kind k
 				   len - off);
 		goto fail;
 	}
+	if ((rc = sort_sectors(&p, g, err)))
+		goto fail;
+	/* Challenges follow each sector's place in id order. */
+	for (unsigned i = 0; i < p.n; i++) {
+		zkp_error e = { 0 };
+		uint64_t index = (uint64_t)p.partition * S + i;
+		rc = zkp_post_vanilla_check_challenges(&p.vanilla[i].sector, C, p.type.version,
+						       p.randomness, index, p.shape.nodes, &e);
+		if (rc) {
+			zkp_error_set(err, rc,
+				      "PoSt job, sector %u (byte %zu, sector id %" PRIu64
+				      ", place %u in id order): %s",
+				      g[i].pos, g[i].off, g[i].id, i, e.msg);
+			goto fail;
+		}
+	}
 	for (unsigned i = 0; i < S; i++) {
 		const zkp_post_vanilla *v = &p.vanilla[i < p.n ? i : p.n - 1];
 		p.sectors[i] = v->sector;
 		for (unsigned c = 0; c < C; c++)
 			p.nodes[(size_t)i * C + c] = v->ch[c].node;
 	}
+	free(g);
 	*ret = p;
 	return 0;
 fail:
+	free(g);
 	zkp_post_partition_release(&p);
 	return rc;
 }

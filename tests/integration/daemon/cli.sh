@@ -84,6 +84,35 @@ check "missing pce message names the file" "$(said)" has 'missing.pce' err.txt
 printf '[gpus]\ndevices = 63\n' >absent-gpu.conf
 expect 2 "a GPU that is not present fails --check-config" "$zkpd" --check-config absent-gpu.conf
 check "its message names the GPU" "$(said)" has 'GPU 63 is not present' err.txt
+# gRPC has its own transport: TLS there is valid, but Curio cannot reach it
+printf '[tls]\ncert = %s\nkey = %s\n[grpc]\nlisten = 127.0.0.1:9820\ntransport = tls\n' \
+	"$work/c.pem" "$work/k.pem" >grpc-tls.conf
+expect 0 "gRPC over TLS passes --check-config" "$zkpd" --check-config grpc-tls.conf
+check "--check-config says Curio cannot connect over TLS" "$(said)" \
+	has '^note: grpc.transport = tls: Curio' out.txt
+printf '[grpc]\nlisten = 0.0.0.0:9820\n' >grpc-open.conf
+expect 2 "plaintext gRPC on a network address fails --check-config" "$zkpd" \
+	--check-config grpc-open.conf
+check "its message names the option that allows it" "$(said)" \
+	has 'grpc.allow_insecure_plaintext_network = true' err.txt
+# A gRPC address that cannot be bound (a port another process holds): one
+# line naming it and the reason
+port=$(free_port)
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); print(flush=True)
+time.sleep(60)' "$port" >holder.txt &
+holder=$!
+pids+=("$holder")
+for _ in $(seq 50); do [ -s holder.txt ] && break; sleep 0.1; done
+printf '[server]\nlisten = unix:%s/bind.sock\n[grpc]\nlisten = 127.0.0.1:%s\n' "$work" "$port" \
+	>grpc-bind.conf
+printf '[gpus]\ndevices = cpu\n' >>grpc-bind.conf
+run "$zkpd" --config grpc-bind.conf
+kill "$holder" 2>/dev/null || true
+check "zkpd stops when gRPC cannot bind" "exit $rc" test "$rc" -ne 0 -a "$rc" -ne 124
+check "the error names the address and the reason on one line" "$(said)" \
+	has "cannot listen on 127.0.0.1:$port: Address already in use" err.txt
+check "no multi-line gRPC report" "$(said)" test "$(grep -c -v 'zkpd\[' err.txt)" -eq 0
 
 expect 0 "health" "${ctl[@]}" health
 expect 0 "status" "${ctl[@]}" status
@@ -119,6 +148,22 @@ id2=$(json_field job_id out.txt)
 check "same --request-id gives the same job" "ids '$id1' and '$id2'" test -n "$id1" -a "$id1" = "$id2"
 check "repeated --request-id attaches" "$(said)" has '"attached":true' out.txt
 expect 0 "await the request-id job" "${ctl[@]}" await "$id1" --out r.bin
+# The same --request-id with other witness bytes is another request: a new
+# job (counted), and the first stays reachable by its id.
+cp "$w" other.wtns
+printf '\001' | dd of=other.wtns bs=1 seek=$(($(stat -c %s other.wtns) - 1)) conv=notrunc \
+	2>/dev/null
+expect 0 "submit other inputs under the same --request-id" "${ctl[@]}" --json submit demo \
+	other.wtns --request-id cli-req-1
+id3=$(json_field job_id out.txt)
+check "other inputs do not attach" "$(said)" has '"attached":false' out.txt
+check "other inputs get a new job" "ids '$id1' and '$id3'" test -n "$id3" -a "$id3" != "$id1"
+run "${ctl[@]}" await "$id3"
+expect 0 "the first job is still there by its id" "${ctl[@]}" await "$id1" --out r2.bin
+check "with its proof" "$(said)" cmp -s r.bin r2.bin
+expect 0 "metrics after the reused request id" "${ctl[@]}" metrics
+check "zkpd_request_id_reused_total counts it" "$(said)" \
+	has '^zkpd_request_id_reused_total 1$' out.txt
 
 expect 0 "cancel a finished job" "${ctl[@]}" cancel "$id1"
 check "cancel reports the finished state" "$(said)" grep -qi 'done' out.txt

@@ -8,7 +8,8 @@
 # Status and Metrics, bearer tokens and an oversize message, then runs 200
 # concurrent gRPC calls beside framed clients and times one proof through
 # both front ends. The proofs it wrote are checked here with zkp; then a
-# second zkpd serves gRPC on TCP with TLS and client certificates.
+# second zkpd serves gRPC on TCP with TLS (grpc.transport = tls) and client
+# certificates.
 # Usage: run.sh BUILD_DIR WORK_DIR
 set -euo pipefail
 
@@ -130,6 +131,7 @@ client_ca = $pki/ca.pem
 
 [grpc]
 listen = 127.0.0.1:$port
+transport = tls
 
 [gpus]
 devices = cpu

@@ -770,9 +770,45 @@ static void test_http_and_log_format(void **state)
 	assert_int_equal(cfg.grpc_listen.port, 9820);
 	assert_int_equal(cfg.grpc_max_message_bytes, 64u << 20);
 	zkp_config_release(&cfg);
-	expect_err("[grpc]\nlisten = 127.0.0.1:9820\n",
-		   "t.ini:2: grpc.listen: 127.0.0.1:9820 without TLS (expected tls.cert and "
-		   "tls.key, or server.tcp_plaintext = true for plaintext TCP)");
+	/* gRPC's transport is its own: plaintext on loopback needs neither TLS
+	 * nor server.tcp_plaintext, and tls.cert (for the framed listeners)
+	 * does not make it TLS */
+	expect_ok(&cfg, "[grpc]\nlisten = 127.0.0.1:9820\n");
+	assert_int_equal(cfg.grpc_transport, ZKP_GRPC_PLAINTEXT);
+	zkp_config_release(&cfg);
+	expect_ok(&cfg, "[grpc]\nlisten = localhost:9820\n");
+	zkp_config_release(&cfg);
+	expect_ok(&cfg, "[tls]\ncert = /c.pem\nkey = /k.pem\n[grpc]\nlisten = 127.0.0.2:9820\n");
+	assert_int_equal(cfg.grpc_transport, ZKP_GRPC_PLAINTEXT);
+	zkp_config_release(&cfg);
+	/* plaintext on the network only when asked for by name */
+	expect_err("[server]\ntcp_plaintext = true\n[grpc]\nlisten = 0.0.0.0:9820\n",
+		   "t.ini:4: grpc.listen: 0.0.0.0:9820 is not a loopback address and "
+		   "grpc.transport is plaintext (expected a unix: socket or 127.0.0.1, "
+		   "grpc.transport = tls, or grpc.allow_insecure_plaintext_network = true to send "
+		   "proofs unencrypted over the network)");
+	expect_err_prefix("[grpc]\nlisten = [2001:db8::1]:9820\n",
+		   "t.ini:2: grpc.listen: 2001:db8::1:9820 is not a loopback address");
+	expect_ok(&cfg, "[grpc]\nlisten = 10.0.0.5:9820\n"
+			"allow_insecure_plaintext_network = true\n");
+	assert_true(cfg.grpc_allow_insecure_network);
+	zkp_config_release(&cfg);
+	/* TLS: on TCP, with tls.cert and tls.key; the framed listeners' rule
+	 * stays as it was */
+	expect_ok(&cfg, "[tls]\ncert = /c.pem\nkey = /k.pem\n[grpc]\nlisten = 10.0.0.5:9820\n"
+			"transport = tls\n");
+	assert_int_equal(cfg.grpc_transport, ZKP_GRPC_TLS);
+	zkp_config_release(&cfg);
+	expect_err("[grpc]\nlisten = 10.0.0.5:9820\ntransport = tls\n",
+		   "t.ini:3: grpc.transport: tls without tls.cert and tls.key (expected both, or "
+		   "grpc.transport = plaintext)");
+	expect_err_prefix("[tls]\ncert = /c.pem\nkey = /k.pem\n[grpc]\nlisten = unix:/run/c.sock\n"
+		   "transport = tls\n",
+		   "t.ini:6: grpc.transport: tls on the unix: socket /run/c.sock");
+	expect_err("[grpc]\ntransport = ssl\n",
+		   "t.ini:2: grpc.transport: bad value \"ssl\" (expected plaintext or tls)");
+	expect_err_prefix("[server]\nlisten = tcp:127.0.0.1:9000\n[grpc]\nlisten = 127.0.0.1:9820\n",
+		   "t.ini:2: server.listen: tcp:127.0.0.1:9000 without TLS");
 	expect_err("[grpc]\nlisten = 127.0.0.1\n",
 		   "t.ini:2: grpc.listen: no port in \"127.0.0.1\" (expected HOST:PORT)");
 	expect_err("[grpc]\nmax_message_bytes = 2G\n",

@@ -388,6 +388,46 @@ static void test_submit_and_prove(void **state)
 	}
 }
 
+/* sector_size 0: the size comes from registered_proof, for every seal,
+ * update and PoSt proof type (Curio's ProofShare SnapDeals path sends no
+ * size). */
+static void test_size_from_proof(void **state)
+{
+	(void)state;
+	static const struct {
+		enum kind k;
+		uint64_t rp;
+		const char *circuit;
+	} cases[] = {
+		{ POREP, 0, "porep-2k" },   /* StackedDrg2KiBV1 */
+		{ POREP, 5, "porep-2k" },   /* StackedDrg2KiBV1_1 */
+		{ POREP, 10, "porep-2k" },  /* ... with synthetic PoRep */
+		{ POREP, 15, "porep-2k" },  /* ... V1_2 non-interactive */
+		{ SNAP, 3, "snap-32g" },    /* update StackedDrg32GiBV1 */
+		{ WPOST, 8, "wpost-32g" },  /* Window StackedDrg32GiBV1 */
+		{ WPOST, 13, "wpost-32g" }, /* Window StackedDrg32GiBV1_1 */
+		{ WINNING, 0, "winning-2k" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		Cuzk__V1__SubmitProofRequest req;
+		char circuit[ZKP_CONFIG_NAME_MAX];
+		submit_of_kind(&req, cases[i].k);
+		req.sector_size = 0;
+		req.registered_proof = cases[i].rp;
+		Zkpd__V1__Envelope *env = decode_ok(ZKP_CUZK_SUBMIT, &req.base, 1, circuit);
+		assert_string_equal(circuit, cases[i].circuit);
+		zkpd__v1__envelope__free_unpacked(env, NULL);
+	}
+	/* a size given wins over the proof type */
+	Cuzk__V1__SubmitProofRequest req;
+	char circuit[ZKP_CONFIG_NAME_MAX];
+	submit_of_kind(&req, POREP);
+	req.registered_proof = 8;
+	Zkpd__V1__Envelope *env = decode_ok(ZKP_CUZK_SUBMIT, &req.base, 1, circuit);
+	assert_string_equal(circuit, "porep-2k");
+	zkpd__v1__envelope__free_unpacked(env, NULL);
+}
+
 static void test_submit_errors(void **state)
 {
 	(void)state;
@@ -410,9 +450,28 @@ static void test_submit_errors(void **state)
 	req.proof_kind = 9;
 	decode_err(ZKP_CUZK_SUBMIT, &req.base, ZKP_ERR_INVAL, "proof_kind: 9");
 
+	/* sector_size 0 and a number that is no proof type of the kind: both
+	 * fields named */
 	submit_of_kind(&req, POREP);
 	req.sector_size = 0;
-	decode_err(ZKP_CUZK_SUBMIT, &req.base, ZKP_ERR_INVAL, "sector_size: 0");
+	req.registered_proof = 20;
+	decode_err(ZKP_CUZK_SUBMIT, &req.base, ZKP_ERR_INVAL,
+		   "sector_size: 0 and registered_proof: 20 (not a POREP_SEAL_COMMIT proof type)");
+	submit_of_kind(&req, WPOST);
+	req.sector_size = 0;
+	req.registered_proof = 0; /* a WinningPoSt type, and what "unset" reads as */
+	decode_err(ZKP_CUZK_SUBMIT, &req.base, ZKP_ERR_INVAL,
+		   "sector_size: 0 and registered_proof: 0");
+	submit_of_kind(&req, SNAP);
+	req.sector_size = 0;
+	req.registered_proof = 5;
+	decode_err(ZKP_CUZK_SUBMIT, &req.base, ZKP_ERR_INVAL, "registered_proof: 5");
+	/* derived, but served by no circuit: the message says where the size came from */
+	submit_of_kind(&req, POREP);
+	req.sector_size = 0;
+	req.registered_proof = 8; /* StackedDrg32GiBV1_1 */
+	decode_err(ZKP_CUZK_SUBMIT, &req.base, ZKP_ERR_NOT_FOUND,
+		   "sector_size 34359738368 (from registered_proof)");
 
 	submit_of_kind(&req, POREP);
 	req.priority = 7;
@@ -1121,6 +1180,7 @@ int main(void)
 		cmocka_unit_test(test_status_of_error),
 		cmocka_unit_test(test_circuit_for_id),
 		cmocka_unit_test(test_submit_and_prove),
+		cmocka_unit_test(test_size_from_proof),
 		cmocka_unit_test(test_submit_errors),
 		cmocka_unit_test(test_await_cancel),
 		cmocka_unit_test(test_status_metrics_srs),

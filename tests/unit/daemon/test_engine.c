@@ -776,6 +776,101 @@ static void test_idempotent(void **state)
 	stop();
 }
 
+static uint64_t reused_count(void)
+{
+	zkp_engine_status st;
+	assert_int_equal(zkp_engine_get_status(t_engine, &st), 0);
+	uint64_t n = st.requests_reused;
+	zkp_engine_status_release(&st);
+	return n;
+}
+
+static int submit_path(const char *path, const char *rid, uint64_t *id, bool *att,
+		       zkp_error *err)
+{
+	zkp_job_spec spec = { 0 };
+	spec.circuit = "c1";
+	spec.witness_kind = ZKP_WITNESS_PATH;
+	spec.path = path;
+	spec.priority = ZKP_PRIO_NORMAL;
+	spec.request_id = rid;
+	spec.want_json = true;
+	return zkp_engine_submit(t_engine, &spec, id, att, err);
+}
+
+/* A request_id attaches by content: the same name with other inputs (the
+ * witness as a file instead of bytes; the file rewritten) is a new job
+ * with its own proof, which takes the name over; the old job keeps its id
+ * and result. The same inputs attach to the job now holding the name. */
+static void test_request_inputs(void **state)
+{
+	(void)state;
+	zkp_error err = { 0 };
+	uint64_t a, b, c, found;
+	bool att;
+	zkp_job_info ia, ib, info;
+	char path[160];
+	snprintf(path, sizeof(path), "%s/w.wtns", wit_dir);
+	assert_int_equal(zkp_synth_write_wtns(path, fx_w, fx_n_w, &err), 0);
+	start(1, 0);
+	assert_int_equal(reused_count(), 0);
+	assert_int_equal(submit_w("c1", fx_w, fx_n_w, ZKP_PRIO_NORMAL, "wdpost-1000-0-abc", &a,
+				  &att, &err),
+			 0);
+	assert_false(att);
+	wait_end(a, &ia);
+	check_proof(&ia);
+	assert_int_equal(submit_path(path, "wdpost-1000-0-abc", &b, &att, &err), 0);
+	assert_false(att);
+	assert_true(b > a);
+	assert_int_equal(reused_count(), 1);
+	assert_int_equal(zkp_engine_find_request(t_engine, "wdpost-1000-0-abc", &found), 0);
+	assert_int_equal(found, b);
+	wait_end(b, &ib);
+	check_proof(&ib);
+	assert_string_equal(ib.request_id, "wdpost-1000-0-abc");
+	assert_memory_not_equal(ia.proof, ib.proof, ZKP_GROTH16_PROOF_BYTES);
+	assert_true(ib.has_digest && ia.has_digest);
+	assert_memory_not_equal(ia.input_digest, ib.input_digest, ZKP_INPUT_DIGEST_BYTES);
+	/* the old job: its result, by its id, without the name */
+	assert_int_equal(zkp_engine_job_info(t_engine, a, &info), 0);
+	assert_int_equal(info.state, ZKP_JOB_DONE);
+	assert_string_equal(info.request_id, "");
+	assert_memory_equal(info.proof, ia.proof, ZKP_GROTH16_PROOF_BYTES);
+	zkp_job_info_release(&info);
+	/* the same inputs as the holder attach; the old job's do not */
+	assert_int_equal(submit_path(path, "wdpost-1000-0-abc", &c, &att, &err), 0);
+	assert_true(att);
+	assert_int_equal(c, b);
+	assert_int_equal(reused_count(), 1);
+	assert_int_equal(submit_w("c1", fx_w, fx_n_w, ZKP_PRIO_NORMAL, "wdpost-1000-0-abc", &c,
+				  &att, &err),
+			 0);
+	assert_false(att);
+	assert_true(c > b);
+	assert_int_equal(reused_count(), 2);
+	wait_end(c, &info);
+	check_proof(&info);
+	zkp_job_info_release(&info);
+	/* a file rewritten under the same path is another input */
+	assert_int_equal(submit_path(path, "porep-1000-7", &a, &att, &err), 0);
+	assert_false(att);
+	wait_end(a, &info);
+	zkp_job_info_release(&info);
+	struct timespec pause = { 0, 20 * 1000 * 1000 };
+	nanosleep(&pause, NULL); /* a new modification time */
+	assert_int_equal(zkp_synth_write_wtns(path, fx_w, fx_n_w, &err), 0);
+	assert_int_equal(submit_path(path, "porep-1000-7", &b, &att, &err), 0);
+	assert_false(att);
+	assert_true(b > a);
+	assert_int_equal(reused_count(), 3);
+	wait_idle();
+	zkp_job_info_release(&ia);
+	zkp_job_info_release(&ib);
+	unlink(path);
+	stop();
+}
+
 static void test_refusals(void **state)
 {
 	(void)state;
@@ -1016,6 +1111,7 @@ int main(void)
 		cmocka_unit_test(test_budget_and_queue),
 		cmocka_unit_test(test_critical_reserve),
 		cmocka_unit_test(test_idempotent),
+		cmocka_unit_test(test_request_inputs),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_bad_witnesses),
 		cmocka_unit_test(test_loads),

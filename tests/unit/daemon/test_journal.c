@@ -777,9 +777,110 @@ static void test_glue(void **state)
 	zkp_journal_free(j);
 }
 
+static uint64_t reused(zkp_engine *e)
+{
+	zkp_engine_status st;
+	assert_int_equal(zkp_engine_get_status(e, &st), 0);
+	uint64_t n = st.requests_reused;
+	zkp_engine_status_release(&st);
+	return n;
+}
+
+/* Results keep the digest of their inputs across a restart: after it, the
+ * same request_id with the same inputs attaches to the restored result,
+ * with other inputs it is a new job (journaled in its place), and a result
+ * written without a digest (an older zkpd) attaches to nothing. */
+static void test_digest_restart(void **state)
+{
+	(void)state;
+	uint8_t proof[ZKP_GROTH16_PROOF_BYTES], w1[64] = { 1 }, w2[64] = { 2 };
+	uint8_t d1[ZKP_INPUT_DIGEST_BYTES], d2[ZKP_INPUT_DIGEST_BYTES];
+	zkp_error err = { 0 };
+	tu_rand_bytes(proof, sizeof(proof));
+	zkp_engine *e = glue_engine();
+	zkp_job_spec spec = { .circuit = "porep", .witness_kind = ZKP_WITNESS_RAW, .data = w1,
+			      .len = sizeof(w1), .request_id = "wdpost-1000-0-abcdefgh" };
+	assert_int_equal(zkp_engine_input_digest(e, &spec, d1, &err), 0);
+	spec.data = w2;
+	assert_int_equal(zkp_engine_input_digest(e, &spec, d2, &err), 0);
+	assert_memory_not_equal(d1, d2, sizeof(d1));
+	spec.circuit = "other";
+	uint8_t d3[ZKP_INPUT_DIGEST_BYTES];
+	assert_int_equal(zkp_engine_input_digest(e, &spec, d3, &err), 0);
+	assert_memory_not_equal(d2, d3, sizeof(d2)); /* the circuit counts */
+
+	zkp_journal *j = open_journal(16);
+	zkp_journal_record r = result("wdpost-1000-0-abcdefgh");
+	r.state = ZKP_JOB_DONE; /* no public inputs: restored DONE at once */
+	r.error_code = 0;
+	r.proof = proof;
+	r.proof_len = sizeof(proof);
+	r.has_digest = true;
+	memcpy(r.input_digest, d1, sizeof(d1));
+	write_ok(j, &r);
+	r.has_digest = false;
+	snprintf(r.request_id, sizeof(r.request_id), "written-without-digest");
+	write_ok(j, &r);
+	zkp_journal_free(j);
+
+	j = open_journal(16);
+	assert_int_equal(zkp_journal_restore(j, e, &err), 0);
+	uint64_t held = 0, id = 0;
+	bool attached = false;
+	assert_int_equal(zkp_engine_find_request(e, "wdpost-1000-0-abcdefgh", &held), 0);
+	spec.circuit = "porep";
+	spec.data = malloc(sizeof(w1));
+	memcpy(spec.data, w1, sizeof(w1));
+	assert_int_equal(submit_wait(j, e, &spec, &id, &attached, &err), 0);
+	assert_true(attached);
+	assert_int_equal(id, held);
+	assert_int_equal(reused(e), 0);
+	spec.data = malloc(sizeof(w2));
+	memcpy(spec.data, w2, sizeof(w2));
+	assert_int_equal(submit_wait(j, e, &spec, &id, &attached, &err), 0);
+	assert_false(attached);
+	assert_true(id > held);
+	assert_int_equal(reused(e), 1);
+	zkp_job_info info;
+	assert_int_equal(zkp_engine_job_info(e, held, &info), 0);
+	assert_int_equal(info.state, ZKP_JOB_DONE);
+	assert_memory_equal(info.proof, proof, sizeof(proof));
+	zkp_job_info_release(&info);
+	pump_until_ended(j, e, id); /* fails: its circuit cannot load */
+	spec.request_id = "written-without-digest";
+	spec.data = malloc(sizeof(w1));
+	memcpy(spec.data, w1, sizeof(w1));
+	assert_int_equal(zkp_engine_find_request(e, "written-without-digest", &held), 0);
+	assert_int_equal(submit_wait(j, e, &spec, &id, &attached, &err), 0);
+	assert_false(attached);
+	assert_true(id > held);
+	assert_int_equal(reused(e), 2);
+	pump_until_ended(j, e, id);
+	zkp_engine_free(e);
+	zkp_journal_free(j);
+
+	/* the new jobs' results, with their digests, replaced the old ones */
+	j = open_journal(16);
+	zkp_journal_record *recs;
+	size_t n;
+	load_all(j, &recs, &n);
+	assert_int_equal(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(recs[i].ended);
+		assert_int_equal(recs[i].state, ZKP_JOB_FAILED);
+		assert_true(recs[i].has_digest);
+		if (!strcmp(recs[i].request_id, "wdpost-1000-0-abcdefgh"))
+			assert_memory_equal(recs[i].input_digest, d2, sizeof(d2));
+		else
+			assert_memory_equal(recs[i].input_digest, d1, sizeof(d1));
+	}
+	free_all(recs, n);
+	zkp_journal_free(j);
+}
+
 /* With the writer thread: a Submit is answered from poll once its entry is
- * on disk; a second Submit of the same request_id while the first is on its
- * way attaches to the same job; a forgotten owner is not called back, and
+ * on disk; a second Submit of the same request_id and inputs while the
+ * first is on its way attaches to the same job; a forgotten owner is not called back, and
  * its job is submitted all the same; a result's event is handed to deliver
  * only after its record was written. */
 static size_t delivered;
@@ -807,11 +908,11 @@ static void test_writer_thread(void **state)
 	assert_int_equal(zkp_journal_submit(j, e, &spec, on_submitted, &a, 1, &id, &att, &err),
 			 ZKP_JOURNAL_PENDING);
 	assert_null(spec.data); /* the journal's now */
-	spec.data = calloc(1, 64);
-	spec.len = 64;
+	spec.data = calloc(1, 1 << 20); /* the same inputs */
 	assert_int_equal(zkp_journal_submit(j, e, &spec, on_submitted, &b, 2, &id, &att, &err),
 			 ZKP_JOURNAL_PENDING);
 	spec.data = calloc(1, 64);
+	spec.len = 64;
 	spec.request_id = "client-gone";
 	assert_int_equal(zkp_journal_submit(j, e, &spec, on_submitted, &gone, 3, &id, &att, &err),
 			 ZKP_JOURNAL_PENDING);
@@ -870,6 +971,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_history, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_glue, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writer_thread, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_digest_restart, setup, teardown),
 	};
 	zkp_log_init("test_journal", ZKP_LOG_ERROR);
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,8 +4,9 @@
  * decoded and checked (paths, comm_r, challenges from the randomness and
  * the sectors' positions), padded as rust-fil-proofs pads a short
  * partition, and their witness satisfying the Fallback PoSt circuit with
- * the derived public inputs; wrong randomness, partition, proof type or
- * bytes refused by name.
+ * the derived public inputs; sectors put in ascending id; wrong
+ * randomness, partition, proof type or bytes, one id twice, refused by
+ * name.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -128,6 +129,86 @@ static void test_window_and_winning(void **state)
 	}
 }
 
+/* The proofs of sectors 100 and 101, each made for its place in id
+ * order. */
+static void two_proofs(uint8_t *proofs[2], size_t lens[2], int64_t id, const uint8_t rnd[32])
+{
+	zkp_post_proof_type pt;
+	zkp_error err = { 0 };
+	assert_int_equal(zkp_post_proof_type_from_id(&pt, id, &err), 0);
+	for (unsigned i = 0; i < 2; i++) {
+		zkp_porep_sector *sec = seal(100 + i);
+		if (zkp_post_dev_vanilla(&proofs[i], &lens[i], sec, 100 + i, &pt, rnd, i, &err))
+			fail_msg("%s", err.msg);
+		zkp_porep_sector_free(sec);
+	}
+}
+
+/* Their bundle, given as order[0], order[1] (0: sector 100). */
+static uint8_t *bundle_in_order(size_t *len, int64_t id, const uint8_t rnd[32],
+				uint8_t *const proofs[2], const size_t lens[2],
+				const unsigned order[2])
+{
+	const uint8_t *given[2] = { proofs[order[0]], proofs[order[1]] };
+	size_t glens[2] = { lens[order[0]], lens[order[1]] };
+	uint8_t *b;
+	zkp_error err = { 0 };
+	assert_int_equal(zkp_post_bundle_encode(&b, len, (uint64_t)id, rnd, 0, given, glens, 2,
+						&err),
+			 0);
+	return b;
+}
+
+/* A partition's sectors are proved in ascending sector id whatever order
+ * the job gives (rust-fil-proofs' ordered map, the chain's order): a
+ * misordered job has the sorted job's public inputs and a satisfying
+ * witness, for V1 (challenges hash the position) and V1_2 (they do not,
+ * so only the order of the public inputs shows it). One id twice is
+ * refused, naming both places. */
+static void test_sector_order(void **state)
+{
+	(void)state;
+	uint8_t rnd[32] = { 7, 1 };
+	static const unsigned sorted[2] = { 0, 1 }, swapped[2] = { 1, 0 }, twice[2] = { 1, 1 };
+	static const int64_t types[2] = { WINDOW_2K_V1, WINDOW_2K_V1_2 };
+	for (int t = 0; t < 2; t++) {
+		zkp_error err = { 0 };
+		zkp_post_partition a, b;
+		uint8_t *proofs[2];
+		size_t lens[2], la, lb;
+		two_proofs(proofs, lens, types[t], rnd);
+		uint8_t *ba = bundle_in_order(&la, types[t], rnd, proofs, lens, sorted);
+		uint8_t *bb = bundle_in_order(&lb, types[t], rnd, proofs, lens, swapped);
+		assert_int_equal(zkp_post_partition_from_bundle(&a, ZKP_POST_WINDOW, 2048, ba, la,
+								&err),
+				 0);
+		if (zkp_post_partition_from_bundle(&b, ZKP_POST_WINDOW, 2048, bb, lb, &err))
+			fail_msg("type %d, sectors 101, 100: %s", (int)types[t], err.msg);
+		assert_int_equal(b.vanilla[0].sector.sector_id, 100);
+		assert_int_equal(b.vanilla[1].sector.sector_id, 101);
+		uint64_t n_in = zkp_post_inputs(&a.shape) - 1;
+		zkp_fr *pa = malloc(n_in * sizeof(zkp_fr)), *pb = malloc(n_in * sizeof(zkp_fr));
+		assert_int_equal(zkp_post_partition_public_inputs(pa, &a, &err), 0);
+		assert_int_equal(zkp_post_partition_public_inputs(pb, &b, &err), 0);
+		assert_memory_equal(pa, pb, n_in * sizeof(zkp_fr));
+		check_satisfies(&b);
+		free(pa);
+		free(pb);
+		zkp_post_partition_release(&a);
+		zkp_post_partition_release(&b);
+		free(ba);
+		free(bb);
+		ba = bundle_in_order(&la, types[t], rnd, proofs, lens, twice);
+		assert_int_equal(zkp_post_partition_from_bundle(&a, ZKP_POST_WINDOW, 2048, ba, la,
+								&err),
+				 ZKP_ERR_INVAL);
+		assert_non_null(strstr(err.msg, "sectors 0 and 1 both have sector id 101"));
+		free(ba);
+		free(proofs[0]);
+		free(proofs[1]);
+	}
+}
+
 static void test_refusals(void **state)
 {
 	(void)state;
@@ -181,6 +262,7 @@ int main(void)
 	tu_seed();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_window_and_winning),
+		cmocka_unit_test(test_sector_order),
 		cmocka_unit_test(test_refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
