@@ -21,6 +21,7 @@
 
 #include "wire.h"
 #include "zkpctl_grpc.h"
+#include "zkpctl_json.h"
 #include "zkpd/config.h"
 
 enum {
@@ -201,98 +202,6 @@ static void decimal_from_le(char *buf, size_t size, const uint8_t *le, size_t n)
 	while (nd > 0 && k + 1 < size)
 		buf[k++] = digits[--nd];
 	buf[k] = 0;
-}
-
-/* A small JSON writer: a value after another value at the same level gets
- * its comma; keys are given for object members and NULL in arrays. */
-struct jw {
-	FILE *f;
-	bool comma;
-};
-
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch == '\n')
-			fputs("\\n", f);
-		else if (ch == '\t')
-			fputs("\\t", f);
-		else if (ch < 0x20 || ch == 0x7f)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
-static void jw_key(struct jw *w, const char *key)
-{
-	if (w->comma)
-		fputc(',', w->f);
-	w->comma = true;
-	if (key) {
-		json_string(w->f, key);
-		fputc(':', w->f);
-	}
-}
-
-static void jw_open(struct jw *w, const char *key, char brace)
-{
-	jw_key(w, key);
-	fputc(brace, w->f);
-	w->comma = false;
-}
-
-static void jw_close(struct jw *w, char brace)
-{
-	fputc(brace, w->f);
-	w->comma = true;
-}
-
-static void jw_str(struct jw *w, const char *key, const char *s)
-{
-	jw_key(w, key);
-	json_string(w->f, s);
-}
-
-static void jw_u64(struct jw *w, const char *key, uint64_t v)
-{
-	jw_key(w, key);
-	fprintf(w->f, "%" PRIu64, v);
-}
-
-static void jw_f64(struct jw *w, const char *key, double v)
-{
-	jw_key(w, key);
-	if (isfinite(v))
-		fprintf(w->f, "%.9g", v);
-	else
-		fputs("null", w->f);
-}
-
-static void jw_bool(struct jw *w, const char *key, bool v)
-{
-	jw_key(w, key);
-	fputs(v ? "true" : "false", w->f);
-}
-
-static void jw_hex(struct jw *w, const char *key, const uint8_t *p, size_t n)
-{
-	jw_key(w, key);
-	fputc('"', w->f);
-	for (size_t i = 0; i < n; i++)
-		fprintf(w->f, "%02x", p[i]);
-	fputc('"', w->f);
-}
-
-static void jw_done(struct jw *w)
-{
-	fputc('\n', w->f);
-	fflush(w->f);
 }
 
 /* ---- files ---- */

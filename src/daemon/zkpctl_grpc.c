@@ -10,6 +10,7 @@
 #include "cuzk_client.h"
 #include "wire.h"
 #include "zkpctl_grpc.h"
+#include "zkpctl_json.h"
 
 /* grpc_status_code values (grpc/status.h), without gRPC's headers here. */
 enum { GRPC_UNAVAILABLE = 14, GRPC_DEADLINE_EXCEEDED = 4, GRPC_UNIMPLEMENTED = 12 };
@@ -28,52 +29,45 @@ static const char *tier_name(Cuzk__V1__SRSStatus__Tier t)
 	}
 }
 
-static void json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
 static void print_json(const char *address, const Cuzk__V1__GetStatusResponse *r)
 {
-	printf("{\"address\":");
-	json_string(address);
-	printf(",\"uptime_seconds\":%" PRIu64 ",\"total_proofs_completed\":%" PRIu64
-	       ",\"total_proofs_failed\":%" PRIu64 ",\"gpus\":[",
-	       r->uptime_seconds, r->total_proofs_completed, r->total_proofs_failed);
+	struct jw w = { stdout, false };
+	jw_open(&w, NULL, '{');
+	jw_str(&w, "address", address);
+	jw_u64(&w, "uptime_seconds", r->uptime_seconds);
+	jw_u64(&w, "total_proofs_completed", r->total_proofs_completed);
+	jw_u64(&w, "total_proofs_failed", r->total_proofs_failed);
+	jw_open(&w, "gpus", '[');
 	for (size_t i = 0; i < r->n_gpus; i++) {
-		printf("%s{\"ordinal\":%u,\"name\":", i ? "," : "", r->gpus[i]->ordinal);
-		json_string(r->gpus[i]->name);
-		printf(",\"current_job_id\":");
-		json_string(r->gpus[i]->current_job_id);
-		printf("}");
+		jw_open(&w, NULL, '{');
+		jw_u64(&w, "ordinal", r->gpus[i]->ordinal);
+		jw_str(&w, "name", r->gpus[i]->name);
+		jw_str(&w, "current_job_id", r->gpus[i]->current_job_id);
+		jw_close(&w, '}');
 	}
-	printf("],\"circuits\":[");
+	jw_close(&w, ']');
+	jw_open(&w, "circuits", '[');
 	for (size_t i = 0; i < r->n_loaded_srs; i++) {
 		const Cuzk__V1__SRSStatus *s = r->loaded_srs[i];
-		printf("%s{\"circuit_id\":", i ? "," : "");
-		json_string(s->circuit_id);
-		printf(",\"loaded\":%s,\"size_bytes\":%" PRIu64 ",\"ref_count\":%u}",
-		       s->tier == CUZK__V1__SRSSTATUS__TIER__HOT ? "true" : "false", s->size_bytes,
-		       s->ref_count);
+		jw_open(&w, NULL, '{');
+		jw_str(&w, "circuit_id", s->circuit_id);
+		jw_bool(&w, "loaded", s->tier == CUZK__V1__SRSSTATUS__TIER__HOT);
+		jw_u64(&w, "size_bytes", s->size_bytes);
+		jw_u64(&w, "ref_count", s->ref_count);
+		jw_close(&w, '}');
 	}
-	printf("],\"queues\":[");
+	jw_close(&w, ']');
+	jw_open(&w, "queues", '[');
 	for (size_t i = 0; i < r->n_queues; i++) {
-		printf("%s{\"proof_kind\":", i ? "," : "");
-		json_string(r->queues[i]->proof_kind);
-		printf(",\"pending\":%u,\"in_progress\":%u}", r->queues[i]->pending,
-		       r->queues[i]->in_progress);
+		jw_open(&w, NULL, '{');
+		jw_str(&w, "proof_kind", r->queues[i]->proof_kind);
+		jw_u64(&w, "pending", r->queues[i]->pending);
+		jw_u64(&w, "in_progress", r->queues[i]->in_progress);
+		jw_close(&w, '}');
 	}
-	printf("]}\n");
+	jw_close(&w, ']');
+	jw_close(&w, '}');
+	jw_done(&w);
 }
 
 static void print_human(const char *address, const Cuzk__V1__GetStatusResponse *r)

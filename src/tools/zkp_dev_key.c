@@ -170,8 +170,11 @@ static int rename_into(const char *dir, const char *from_stem, const char *to_st
 		       const char *suffix)
 {
 	char from[PATH_MAX], to[PATH_MAX];
-	snprintf(from, sizeof(from), "%s/%s%s", dir, from_stem, suffix);
-	snprintf(to, sizeof(to), "%s/%s%s", dir, to_stem, suffix);
+	if (snprintf(from, sizeof(from), "%s/%s%s", dir, from_stem, suffix) >= (int)sizeof(from) ||
+	    snprintf(to, sizeof(to), "%s/%s%s", dir, to_stem, suffix) >= (int)sizeof(to)) {
+		fprintf(stderr, "zkp dev-key: %s: a file name there is too long\n", dir);
+		return -1;
+	}
 	if (rename(from, to)) {
 		fprintf(stderr, "zkp dev-key: rename %s to %s: %s\n", from, to, strerror(errno));
 		return -1;
@@ -318,13 +321,18 @@ int zkp_cmd_dev_key(int argc, char **argv)
 	}
 	char real[PATH_MAX], dir[DIR_MAX];
 	struct stat st;
-	if (!realpath(dir_arg, real) || strlen(real) >= sizeof(dir) || stat(real, &st) ||
-	    !S_ISDIR(st.st_mode)) {
+	if (!realpath(dir_arg, real) || stat(real, &st) || !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "zkp dev-key: -o %s: not a directory (make it first, for zkpd: "
 				"install -d -o zkpd -g zkpd -m 0750 %s)\n", dir_arg, dir_arg);
 		return ZKP_EXIT_USAGE;
 	}
-	snprintf(dir, sizeof(dir), "%s", real);
+	size_t real_len = strlen(real);
+	if (real_len >= sizeof(dir)) {
+		fprintf(stderr, "zkp dev-key: -o %s: its path is longer than %zu bytes\n", dir_arg,
+			sizeof(dir) - 1);
+		return ZKP_EXIT_USAGE;
+	}
+	snprintf(dir, sizeof(dir), "%.*s", (int)sizeof(dir) - 1, real); /* fits: checked above */
 	if (access(dir, W_OK | X_OK)) {
 		fprintf(stderr, "zkp dev-key: -o %s: cannot write there (run it as root or as "
 				"the directory's owner)\n", dir);
