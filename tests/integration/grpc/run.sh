@@ -6,8 +6,9 @@
 # development keys, scripts/dev-key), checks
 # request_id idempotency, Await timeouts, Cancel, deadlines, Preload/Evict,
 # Status and Metrics, bearer tokens and an oversize message, then runs 200
-# concurrent gRPC calls beside framed clients and times one proof through
-# both front ends. The proofs it wrote are checked here with zkp; then a
+# concurrent gRPC calls beside framed clients; with ZKPD_GRPC_FIGURES=1 it
+# also times one proof and 300 status calls through both front ends (about
+# 20 s more). The proofs it wrote are checked here with zkp; then a
 # second zkpd serves gRPC on TCP with TLS (grpc.transport = tls) and client
 # certificates.
 # Usage: run.sh BUILD_DIR WORK_DIR
@@ -84,7 +85,8 @@ timeout 900 "$py" "$src/tests/integration/grpc/cuzk_test.py" --target "unix:$grp
 	--randomness "$rnd" --zkpctl "$zkpctl" --framed "unix:$sock" --token-file token \
 	--out-dir . --max-message $((4 << 20)) --window window/sector-21.bin,window/sector-22.bin \
 	--snap up/partition-0.bin \
-	--snap-comms "$(field comm_r_old),$(field comm_d_new),$(field comm_r_new)" | tee py.txt ||
+	--snap-comms "$(field comm_r_old),$(field comm_d_new),$(field comm_r_new)" \
+	$([ "${ZKPD_GRPC_FIGURES:-0}" = 1 ] && echo --figures) | tee py.txt ||
 	rc=$?
 pass=$((pass + $(grep -c '^ok - ' py.txt || true)))
 failed=$((failed + $(grep -c '^FAIL - ' py.txt || true)))
