@@ -14,7 +14,9 @@
  *    scan per window, and a scatter of point index | sign into one list per
  *    window ordered by bucket. Digits (cuda/msm.cuh) are recomputed from the
  *    canonical scalar in both passes rather than stored. Zero digits take
- *    no place.
+ *    no place. The lists are sized by the count of "other" scalars (cap,
+ *    from msm_count_other), not by n: a witness MSM whose scalars are 98 %
+ *    bits keeps lists, and runs chunks, for the 2 % only.
  * 3. Bucket accumulation without atomics, balanced (msm.cuh): each thread
  *    takes a fixed-size chunk of a window's sorted list, whatever buckets
  *    it holds, and adds the points into XYZZ accumulators (madd-2008-s, the
@@ -45,7 +47,10 @@
  * workspace is sized), not from n: on witness-like scalars n would pick a
  * window too wide for the few that reach the buckets. The chunk pass adds
  * about 3 K (m / ch) points of workspace and, for buckets that span chunks,
- * up to log2(m / ch) additions per chunk in the scan.
+ * up to log2(m / ch) additions per chunk in the scan. Workspace: 32 n of
+ * canonical scalars and n / 4 of bitmaps, 4 K m of lists, K 2^(c-1)
+ * buckets and the chunks' 3 K m / ch points: at most what n random
+ * scalars need, which is what device memory admission plans for.
  *
  * Density compaction: the bitmap's 64-bit words are uploaded, one thread
  * per word counts its set bits (below n), the counts are scanned (the same
@@ -90,7 +95,9 @@ static size_t align256(size_t v)
 	return (v + 255) & ~(size_t)255;
 }
 
-template <class E> static ws_layout layout_of(size_t n, unsigned c)
+/* n scalars, cap of them at most other than 0 and 1 (the sorted lists' and
+ * the chunks' size), window c. */
+template <class E> static ws_layout layout_of(size_t n, size_t cap, unsigned c)
 {
 	typedef ec_xyzz<E> xyzz;
 	ws_layout l;
@@ -99,8 +106,8 @@ template <class E> static ws_layout layout_of(size_t n, unsigned c)
 	l.nb = 1u << (c - 1);
 	l.nseg = l.nb > MSM_SEG ? l.nb / MSM_SEG : 1;
 	l.nones = msm_ones_threads(n);
-	l.ch = msm_chunk(n, l.k);
-	l.nc = msm_chunks(n, l.ch);
+	l.ch = msm_chunk(cap, l.k);
+	l.nc = msm_chunks(cap, l.ch);
 	size_t off = 0;
 	l.canon = off;
 	off += align256(n * 4 * sizeof(uint64_t));
@@ -113,7 +120,7 @@ template <class E> static ws_layout layout_of(size_t n, unsigned c)
 	l.offs = off;
 	off += align256((size_t)l.k * (l.nb + 1) * sizeof(uint32_t));
 	l.sorted = off;
-	off += align256((size_t)l.k * n * sizeof(uint32_t));
+	off += align256((size_t)l.k * cap * sizeof(uint32_t));
 	l.buckets = off;
 	off += align256((size_t)l.k * l.nb * sizeof(xyzz));
 	l.segs = off;
@@ -132,14 +139,14 @@ template <class E> static ws_layout layout_of(size_t n, unsigned c)
 	return l;
 }
 
-size_t msm_g1_ws_size(size_t n, unsigned c)
+size_t msm_g1_ws_size(size_t n, size_t cap, unsigned c)
 {
-	return layout_of<dfp>(n, c).total;
+	return layout_of<dfp>(n, cap, c).total;
 }
 
-size_t msm_g2_ws_size(size_t n, unsigned c)
+size_t msm_g2_ws_size(size_t n, size_t cap, unsigned c)
 {
-	return layout_of<dfp2>(n, c).total;
+	return layout_of<dfp2>(n, cap, c).total;
 }
 
 static unsigned grid_for(size_t threads)
@@ -196,22 +203,22 @@ k_scan(uint32_t *counts, uint32_t *offs, size_t len)
 
 static __global__ void __launch_bounds__(MSM_BLOCK)
 k_scatter(uint32_t *sorted, uint32_t *cursor, const uint64_t *canon, const uint32_t *zero_bits,
-	  const uint32_t *one_bits, size_t n, unsigned c, unsigned k, unsigned nb)
+	  const uint32_t *one_bits, size_t n, size_t cap, unsigned c, unsigned k, unsigned nb)
 {
 	size_t i = thread_id();
 	if (i < n)
-		msm_scatter(sorted, cursor, canon, zero_bits, one_bits, i, n, c, k, nb);
+		msm_scatter(sorted, cursor, canon, zero_bits, one_bits, i, cap, c, k, nb);
 }
 
 template <class E>
 static __global__ void MSM_POINT_BOUNDS
 k_acc_chunk(ec_xyzz<E> *buckets, ec_xyzz<E> *first, ec_xyzz<E> *last, uint32_t *key,
-	    const uint32_t *sorted, const uint32_t *offs, const ec_affine<E> *bases, size_t n,
+	    const uint32_t *sorted, const uint32_t *offs, const ec_affine<E> *bases, size_t cap,
 	    unsigned k, unsigned nb, size_t nc, unsigned ch)
 {
 	size_t id = thread_id();
 	if (id < (size_t)k * nc)
-		msm_acc_chunk(buckets, first, last, key, sorted, offs, bases, n, nb, nc, ch, id);
+		msm_acc_chunk(buckets, first, last, key, sorted, offs, bases, cap, nb, nc, ch, id);
 }
 
 template <class E>
@@ -292,10 +299,10 @@ static void fold_rows(ec_xyzz<E> *rows, unsigned count, unsigned len, cudaStream
 
 template <class E>
 static cudaError_t msm_run(ec_xyzz<E> *win_host, const ec_affine<E> *bases, const dfr *scalars,
-			   size_t n, unsigned c, void *ws, cudaStream_t stream)
+			   size_t n, size_t cap, unsigned c, void *ws, cudaStream_t stream)
 {
 	typedef ec_xyzz<E> xyzz;
-	ws_layout l = layout_of<E>(n, c);
+	ws_layout l = layout_of<E>(n, cap, c);
 	char *base = (char *)ws;
 	uint64_t *canon = (uint64_t *)(base + l.canon);
 	uint32_t *zero_bits = (uint32_t *)(base + l.zero_bits);
@@ -324,10 +331,10 @@ static cudaError_t msm_run(ec_xyzz<E> *win_host, const ec_affine<E> *bases, cons
 	k_scan<<<l.k, MSM_SCAN_THREADS, 0, stream>>>(counts, offs, l.nb);
 	if (n)
 		k_scatter<<<grid_for(n), MSM_BLOCK, 0, stream>>>(sorted, counts, canon, zero_bits,
-								 one_bits, n, c, l.k, l.nb);
+								 one_bits, n, cap, c, l.k, l.nb);
 	size_t chunks = (size_t)l.k * l.nc;
 	k_acc_chunk<E><<<grid_for(chunks), MSM_BLOCK, 0, stream>>>(
-		buckets, first, last, keys, sorted, offs, bases, n, l.k, l.nb, l.nc, l.ch);
+		buckets, first, last, keys, sorted, offs, bases, cap, l.k, l.nb, l.nc, l.ch);
 	for (size_t d = 1; d < l.nc; d *= 2) {
 		k_seg_step<E><<<grid_for(chunks), MSM_BLOCK, 0, stream>>>(first2, first, keys, l.k,
 									  l.nc, d);
@@ -363,15 +370,15 @@ static cudaError_t msm_run(ec_xyzz<E> *win_host, const ec_affine<E> *bases, cons
 }
 
 cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, const dfr *scalars, size_t n,
-		       unsigned c, void *ws, cudaStream_t stream)
+		       size_t cap, unsigned c, void *ws, cudaStream_t stream)
 {
-	return msm_run<dfp>(win_host, bases, scalars, n, c, ws, stream);
+	return msm_run<dfp>(win_host, bases, scalars, n, cap, c, ws, stream);
 }
 
 cudaError_t msm_g2_run(g2_xyzz *win_host, const g2_affine *bases, const dfr *scalars, size_t n,
-		       unsigned c, void *ws, cudaStream_t stream)
+		       size_t cap, unsigned c, void *ws, cudaStream_t stream)
 {
-	return msm_run<dfp2>(win_host, bases, scalars, n, c, ws, stream);
+	return msm_run<dfp2>(win_host, bases, scalars, n, cap, c, ws, stream);
 }
 
 cudaError_t msm_count_other(size_t *ret, const dfr *scalars, size_t n, uint32_t *count,

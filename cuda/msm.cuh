@@ -251,10 +251,12 @@ ZKP_HD void msm_histogram(uint32_t *counts, const uint64_t *canon, const uint32_
 	}
 }
 
-/* Thread i < n: entry i | sign at the cursor of its bucket in each window
- * (sorted holds k lists of n entries). */
+/* Thread i < n: entry i | sign at the cursor of its bucket in each window.
+ * sorted holds k lists of cap entries each, cap at least the count of
+ * scalars other than 0 and 1 (only those have entries: a list is never
+ * longer), so a witness's MSM keeps lists of its few others, not of n. */
 ZKP_HD void msm_scatter(uint32_t *sorted, uint32_t *cursor, const uint64_t *canon,
-			const uint32_t *zero_bits, const uint32_t *one_bits, size_t i, size_t n,
+			const uint32_t *zero_bits, const uint32_t *one_bits, size_t i, size_t cap,
 			unsigned c, unsigned k, unsigned nb)
 {
 	if (msm_skip(zero_bits, one_bits, i))
@@ -266,7 +268,7 @@ ZKP_HD void msm_scatter(uint32_t *sorted, uint32_t *cursor, const uint64_t *cano
 			continue;
 		uint32_t b = (uint32_t)(d < 0 ? -d : d) - 1;
 		uint32_t pos = msm_fetch_inc(&cursor[(size_t)w * nb + b]);
-		sorted[(size_t)w * n + pos] = (uint32_t)i | (d < 0 ? MSM_SIGN_BIT : 0u);
+		sorted[(size_t)w * cap + pos] = (uint32_t)i | (d < 0 ? MSM_SIGN_BIT : 0u);
 	}
 }
 
@@ -292,9 +294,10 @@ ZKP_HD void msm_scatter(uint32_t *sorted, uint32_t *cursor, const uint64_t *cano
  * the scan adds harmlessly. Serial work per thread: ch additions in the
  * chunk, one per scan step. */
 
-/* Entries per chunk for n scalars and k windows: the power of two in
- * [MSM_CHUNK_MIN, MSM_CHUNK_MAX] nearest above k n / MSM_CHUNK_THREADS, so
- * that large MSMs run about 2^21 threads and small ones stay fine-grained. */
+/* Entries per chunk for lists of up to n entries in each of k windows (n:
+ * the scalars other than 0 and 1): the power of two in [MSM_CHUNK_MIN,
+ * MSM_CHUNK_MAX] nearest above k n / MSM_CHUNK_THREADS, so that large MSMs
+ * run about 2^21 threads and small ones stay fine-grained. */
 ZKP_HD unsigned msm_chunk(size_t n, unsigned k)
 {
 	size_t want = ((size_t)k * n + MSM_CHUNK_THREADS - 1) / MSM_CHUNK_THREADS;
@@ -326,17 +329,18 @@ ZKP_HD unsigned msm_bucket_of(const uint32_t *off, unsigned lo, unsigned nb, uin
 }
 
 /* Thread id < k nc: chunk t = id % nc of window w = id / nc, entries
- * [t ch, min((t + 1) ch, len)) of the window's list, as described above.
+ * [t ch, min((t + 1) ch, len)) of the window's list (lists cap entries
+ * apart, as msm_scatter wrote them), as described above.
  * first, last and key hold k nc entries; a chunk past the list's end
  * gets infinity in both and the key MSM_NO_BUCKET. */
 template <class E>
 ZKP_HD void msm_acc_chunk(ec_xyzz<E> *buckets, ec_xyzz<E> *first, ec_xyzz<E> *last,
 			  uint32_t *key, const uint32_t *sorted, const uint32_t *offs,
-			  const ec_affine<E> *bases, size_t n, unsigned nb, size_t nc, unsigned ch,
+			  const ec_affine<E> *bases, size_t cap, unsigned nb, size_t nc, unsigned ch,
 			  size_t id)
 {
 	size_t w = id / nc, t = id % nc;
-	const uint32_t *list = sorted + w * n;
+	const uint32_t *list = sorted + w * cap;
 	const uint32_t *off = offs + w * (nb + 1);
 	uint32_t len = off[nb];
 	size_t lo = t * ch, hi = lo + ch < len ? lo + ch : len;

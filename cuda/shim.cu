@@ -739,11 +739,14 @@ struct g1_group {
 	typedef dfp dev;
 	typedef zkp_g1 jac;
 	typedef zkp_g1_affine affine;
-	static size_t ws_size(size_t n, unsigned c) { return msm_g1_ws_size(n, c); }
-	static cudaError_t run(ec_xyzz<dfp> *win, const void *bases, const dfr *sc, size_t n,
-			       unsigned c, void *ws, cudaStream_t st)
+	static size_t ws_size(size_t n, size_t cap, unsigned c)
 	{
-		return msm_g1_run(win, (const g1_affine *)bases, sc, n, c, ws, st);
+		return msm_g1_ws_size(n, cap, c);
+	}
+	static cudaError_t run(ec_xyzz<dfp> *win, const void *bases, const dfr *sc, size_t n,
+			       size_t cap, unsigned c, void *ws, cudaStream_t st)
+	{
+		return msm_g1_run(win, (const g1_affine *)bases, sc, n, cap, c, ws, st);
 	}
 	static void set_infinity(jac *r) { zkp_g1_set_infinity(r); }
 	static affine *fb_table() { return zkp_fixed_base_g1_table(); }
@@ -767,11 +770,14 @@ struct g2_group {
 	typedef dfp2 dev;
 	typedef zkp_g2 jac;
 	typedef zkp_g2_affine affine;
-	static size_t ws_size(size_t n, unsigned c) { return msm_g2_ws_size(n, c); }
-	static cudaError_t run(ec_xyzz<dfp2> *win, const void *bases, const dfr *sc, size_t n,
-			       unsigned c, void *ws, cudaStream_t st)
+	static size_t ws_size(size_t n, size_t cap, unsigned c)
 	{
-		return msm_g2_run(win, (const g2_affine *)bases, sc, n, c, ws, st);
+		return msm_g2_ws_size(n, cap, c);
+	}
+	static cudaError_t run(ec_xyzz<dfp2> *win, const void *bases, const dfr *sc, size_t n,
+			       size_t cap, unsigned c, void *ws, cudaStream_t st)
+	{
+		return msm_g2_run(win, (const g2_affine *)bases, sc, n, cap, c, ws, st);
 	}
 	static void set_infinity(jac *r) { zkp_g2_set_infinity(r); }
 	static affine *fb_table() { return zkp_fixed_base_g2_table(); }
@@ -813,7 +819,7 @@ static int cuda_msm(zkp_backend *be, typename G::jac *ret, const zkp_dbuf *bases
 	if ((err = set_device(cb)))
 		return err;
 
-	size_t m = n, m_other = 0;
+	size_t m = n, m_other = 0, cap = 0;
 	const dfr *sc = (const dfr *)scalars->ptr;
 	xyzz win[64];
 	unsigned c = 0;
@@ -846,9 +852,12 @@ static int cuda_msm(zkp_backend *be, typename G::jac *ret, const zkp_dbuf *bases
 					     cb->stream));
 	c = opts && opts->window ? opts->window : msm_window(m_other);
 	c = c < 4 ? 4 : c > MSM_MAX_WINDOW ? MSM_MAX_WINDOW : c;
-	if ((err = ws_reserve(cb, &cb->ws_big, G::ws_size(m, c))) || (err = clear_pending(cb)))
+	/* The bucket lists hold the others only: counted, m_other of them. */
+	cap = opts && opts->window ? m : m_other;
+	if ((err = ws_reserve(cb, &cb->ws_big, G::ws_size(m, cap, c))) ||
+	    (err = clear_pending(cb)))
 		goto out;
-	CUDA_TRY(cb, G::run(win, bases->ptr, sc, m, c, cb->ws_big.ptr, cb->stream));
+	CUDA_TRY(cb, G::run(win, bases->ptr, sc, m, cap, c, cb->ws_big.ptr, cb->stream));
 	busy_end(cb, &busy);
 
 	/* Horner over the windows: ret = sum_w 2^(wc) W_w (the ones are in

@@ -823,7 +823,10 @@ static void test_scan(void)
 #define GRID_BLOCK 128 /* MSM_BLOCK of cuda/msm.cu */
 
 /* msm_run's launches in order (cuda/msm.cu), then the shim's Horner step.
- * Workspace sizes as in its layout. */
+ * Workspace sizes as in its layout: the bucket lists and chunks sized by
+ * the count of scalars other than 0 and 1 (msm_is_other, as the shim's
+ * msm_count_other counts them), with a guard after the lists that no
+ * scatter may touch. */
 template <class G>
 static void grid_msm(typename G::jac *ret, const typename G::affine *bases_c,
 		     const zkp_fr *scalars_c, size_t n, unsigned c, unsigned ch = 0)
@@ -837,11 +840,14 @@ static void grid_msm(typename G::jac *ret, const typename G::affine *bases_c,
 	std::vector<uint64_t> canon(4 * n + 4);
 	std::vector<uint32_t> zero_bits(words + 1, 0xdeadbeef), one_bits(words + 1, 0xdeadbeef);
 	std::vector<uint32_t> counts((size_t)k * nb, 0), offs((size_t)k * (nb + 1));
-	std::vector<uint32_t> sorted((size_t)k * n + 1, 0xffffffff);
+	size_t cap = 0;
+	for (size_t i = 0; i < n; i++)
+		cap += msm_is_other(scalars, i);
+	std::vector<uint32_t> sorted((size_t)k * cap + 1, 0xffffffff);
 	std::vector<xyzz> buckets((size_t)k * nb), segs((size_t)k * nseg), ones(nones);
 	if (!ch)
-		ch = msm_chunk(n, k);
-	size_t nc = msm_chunks(n, ch);
+		ch = msm_chunk(cap, k);
+	size_t nc = msm_chunks(cap, ch);
 	std::vector<xyzz> first((size_t)k * nc), first2((size_t)k * nc), last((size_t)k * nc);
 	std::vector<uint32_t> keys((size_t)k * nc);
 	/* garbage where the kernels must write before reading */
@@ -876,11 +882,12 @@ static void grid_msm(typename G::jac *ret, const typename G::affine *bases_c,
 		std::swap(order[i - 1], order[tu_rand64() % i]);
 	for (size_t i : order)
 		msm_scatter(sorted.data(), counts.data(), canon.data(), zero_bits.data(),
-			    one_bits.data(), i, n, c, k, nb);
+			    one_bits.data(), i, cap, c, k, nb);
+	check(sorted[(size_t)k * cap] == 0xffffffff, "msm lists stay within k cap entries", n);
 	/* k_acc_chunk, k_seg_step per step (ping-pong), k_bucket_finish */
 	for (size_t id = 0; id < (size_t)k * nc; id++)
 		msm_acc_chunk(buckets.data(), first.data(), last.data(), keys.data(), sorted.data(),
-			      offs.data(), bases, n, nb, nc, ch, id);
+			      offs.data(), bases, cap, nb, nc, ch, id);
 	xyzz *in = first.data(), *out = first2.data();
 	for (size_t d = 1; d < nc; d *= 2) {
 		for (size_t id = 0; id < (size_t)k * nc; id++)
