@@ -147,7 +147,7 @@ static int run_backend(double *st, double *resident_ms, long runs, zkp_backend *
 {
 	zkp_groth16_resident *rk = NULL;
 	double t0 = bench_now_ns();
-	int rc = zkp_groth16_resident_new(&rk, pk, be, err);
+	int rc = zkp_groth16_resident_new(&rk, pk, be, true, err);
 	*resident_ms = (bench_now_ns() - t0) * 1e-6;
 	for (long r = 0; r < runs && !rc; r++) {
 		double *s = st + r * ST_N;

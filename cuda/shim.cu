@@ -1127,6 +1127,45 @@ static void cuda_host_free(zkp_backend *be, void *p, size_t bytes)
 		pinned_release(cb, p, rounded);
 }
 
+/* ---- device memory kept between operations ---- */
+
+static size_t round256(size_t v)
+{
+	return (v + 255) & ~(size_t)255;
+}
+
+/* The big workspace of an MSM over m scalars, all of them other than 0
+ * and 1: the most any m scalars take (fewer others pick a narrower window
+ * but shorter lists, and K m_other grows with m_other). */
+template <class G> static size_t msm_ws_bound(size_t m)
+{
+	unsigned c = msm_window(m);
+	c = c < 4 ? 4 : c > MSM_MAX_WINDOW ? MSM_MAX_WINDOW : c;
+	return m ? G::ws_size(m, m, c) : 0;
+}
+
+/* get_domain's tables for 2^log_n points (the split of zkp_ntt_domain),
+ * and cuda_msm's two workspaces at their largest. */
+extern "C" void zkp_backend_cuda_scratch_bytes(unsigned log_n, size_t n_g1, size_t n_g2,
+					       size_t n_all, uint64_t *tables, uint64_t *msm)
+{
+	size_t n = (size_t)1 << log_n;
+	unsigned split = (log_n + 1) / 2;
+	size_t lo = (size_t)1 << split, hi = n >> split;
+	*tables = (uint64_t)((n / 2 + 2 * (lo + hi)) * sizeof(zkp_fr));
+	size_t g1 = msm_ws_bound<g1_group>(n_g1), g2 = msm_ws_bound<g2_group>(n_g2);
+	size_t head = round256(n_all * sizeof(zkp_fr));
+	size_t small = round256(head + msm_compact_ws_size(n_all)) + 256;
+	*msm = (uint64_t)((g1 > g2 ? g1 : g2) + small);
+}
+
+static void cuda_scratch_bytes(zkp_backend *be, unsigned log_n, size_t n_g1, size_t n_g2,
+			       size_t n_all, uint64_t *tables, uint64_t *msm)
+{
+	(void)be;
+	zkp_backend_cuda_scratch_bytes(log_n, n_g1, n_g2, n_all, tables, msm);
+}
+
 /* In the order of zkp_backend_ops. */
 static const zkp_backend_ops cuda_ops = {
 	"cuda",
@@ -1148,6 +1187,7 @@ static const zkp_backend_ops cuda_ops = {
 	cuda_spmv,
 	cuda_first_unsatisfied,
 	cuda_busy_seconds,
+	cuda_scratch_bytes,
 };
 
 /* ---- public entry points ---- */

@@ -120,6 +120,18 @@ typedef struct {
 	 * (the CPU's: its work is the caller's own threads'), ZKP_ERR_DEVICE
 	 * from a device that failed for good. */
 	int (*busy_seconds)(zkp_backend *be, double *ret);
+	/* Device memory the backend keeps between operations, outside the
+	 * buffers it hands out, to prove a circuit of this shape: *tables,
+	 * the NTT tables of a domain of 2^log_n points (kept per domain
+	 * size), and *msm, the MSM workspace for G1 MSMs of up to n_g1
+	 * points and G2 ones of up to n_g2, density MSMs over n_all scalars
+	 * included (kept at its largest and shared by every MSM). Upper
+	 * bounds for whatever the scalars, for device memory admission to
+	 * plan with; no device work, any thread. NULL: none kept (the CPU
+	 * backend's scratch is host memory, which the host's admission
+	 * counts). */
+	void (*scratch_bytes)(zkp_backend *be, unsigned log_n, size_t n_g1, size_t n_g2,
+			      size_t n_all, uint64_t *tables, uint64_t *msm);
 } zkp_backend_ops;
 
 struct zkp_backend {
@@ -278,6 +290,9 @@ int zkp_backend_csr_import(zkp_backend *be, zkp_backend_csr *ret, const zkp_csr 
 void zkp_backend_csr_release(zkp_backend *be, zkp_backend_csr *m);
 /* Bytes the backend holds for it (0 where import_host references). */
 size_t zkp_backend_csr_bytes(const zkp_backend_csr *m);
+/* Bytes zkp_backend_csr_import of m copies into a backend that copies
+ * (what zkp_backend_csr_bytes then reports), from m's counts alone. */
+size_t zkp_backend_csr_import_bytes(const zkp_csr *m);
 /* The matrix with its arrays at the buffers' pointers: host memory on a
  * host-visible backend, device addresses on a device (for its kernels). */
 zkp_csr zkp_backend_csr_view(const zkp_backend_csr *m);
@@ -299,6 +314,16 @@ static inline int zkp_backend_busy_seconds(zkp_backend *be, double *ret)
 {
 	*ret = 0;
 	return be->ops->busy_seconds(be, ret);
+}
+
+/* The op above; zeros from a backend without it. */
+static inline void zkp_backend_scratch_bytes(zkp_backend *be, unsigned log_n, size_t n_g1,
+					     size_t n_g2, size_t n_all, uint64_t *tables,
+					     uint64_t *msm)
+{
+	*tables = *msm = 0;
+	if (be->ops->scratch_bytes)
+		be->ops->scratch_bytes(be, log_n, n_g1, n_g2, n_all, tables, msm);
 }
 
 #endif

@@ -103,6 +103,14 @@ void zkp_backend_cuda_last_error(zkp_backend *be, zkp_error *ret);
  * false for a backend that is not CUDA's. Any thread. */
 bool zkp_backend_cuda_failed(zkp_backend *be);
 
+/* The scratch_bytes op of the CUDA backend (backend.h), which needs no
+ * device: the NTT tables of 2^log_n points and the MSM workspace at its
+ * largest for G1 MSMs of up to n_g1 points, G2 ones of up to n_g2 and
+ * density MSMs over n_all scalars. For planning without a GPU (zkp
+ * inspect). */
+void zkp_backend_cuda_scratch_bytes(unsigned log_n, size_t n_g1, size_t n_g2, size_t n_all,
+				    uint64_t *tables, uint64_t *msm);
+
 /* The backend's device memory: *total bytes, and *used = total - free
  * (cudaMemGetInfo: every process's allocations, not only this backend's).
  * Errors: ZKP_ERR_INVAL (not a CUDA backend), ZKP_ERR_DEVICE. */

@@ -135,6 +135,7 @@ typedef struct {
 	char *devices;               /* "auto" (default), "cpu", or a list "0,1" */
 	uint32_t workers_per_device; /* default 1, 1..64 */
 	bool fallback_cpu;           /* retry a job on the CPU after a device fault; default false */
+	uint64_t device_memory;      /* bytes per GPU; 0 (default): free at start less a margin */
 	/* [pipeline] */
 	uint32_t pipeline_depth; /* jobs between the CPU and device stages, default 2, 1..64 */
 	/* [synthesis] */

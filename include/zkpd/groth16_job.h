@@ -66,15 +66,16 @@ typedef struct zkp_groth16_job zkp_groth16_job;
  */
 typedef struct zkp_groth16_resident zkp_groth16_resident;
 
-/* pk's MSM queries imported into be: the G1 ones (H, L, A, B_G1), then
- * B_G2 if be can take it (on a device, where it does not fit, the copy
- * holds the G1 queries only and its jobs run B_G2 on the host). On a
- * device one copy of each in device memory; on the CPU backend references
- * to pk's memory (no copy). pk and be must outlive it; it is read-only and
- * may serve any number of jobs at once. Errors: ZKP_ERR_NOMEM,
- * ZKP_ERR_DEVICE (err names the G1 query and its size). */
+/* pk's MSM queries imported into be: the G1 ones (H, L, A, B_G1), then,
+ * with with_g2, B_G2 if be can take it (on a device, where it does not
+ * fit or is not wanted, the copy holds the G1 queries only and its jobs
+ * run B_G2 on the host). On a device one copy of each in device memory;
+ * on the CPU backend references to pk's memory (no copy). pk and be must
+ * outlive it; it is read-only and may serve any number of jobs at once.
+ * Errors: ZKP_ERR_NOMEM, ZKP_ERR_DEVICE (err names the G1 query and its
+ * size). */
 int zkp_groth16_resident_new(zkp_groth16_resident **ret, const zkp_groth16_pk *pk,
-			     zkp_backend *be, zkp_error *err);
+			     zkp_backend *be, bool with_g2, zkp_error *err);
 /* Bytes the backend holds for it (0 on a host-visible backend). */
 size_t zkp_groth16_resident_bytes(const zkp_groth16_resident *rk);
 /* Whether it holds B_G2 (always on a host-visible backend). */
@@ -155,5 +156,27 @@ typedef struct {
 
 void zkp_groth16_mem_model_of(zkp_groth16_mem_model *ret, const zkp_pce *pce,
 			      const zkp_groth16_pk *pk, unsigned threads);
+
+/*
+ * What proving a circuit takes in a device backend's memory (docs/memory.md,
+ * "On a GPU"), in bytes, from the dimensions, the key's counts and the
+ * backend's own scratch figures (zkp_backend_scratch_bytes):
+ *   job      = a, b, c and the witness: one job's buffers, from its eval
+ *              (where they are allocated) to the end of its MSMs
+ *   key_g1   = the resident copy's G1 queries (zkp_groth16_resident_new)
+ *   key_g2   = its B_G2 query, where it is held
+ *   matrices = the circuit's A, B and C (zkp_groth16_resident_hold_circuit)
+ *   tables, msm = the backend's NTT tables for the domain and its MSM
+ *              workspace at its largest, kept between jobs
+ * The resident figures are exactly what zkp_groth16_resident_bytes reports
+ * for a backend that copies; the rest are upper bounds. be NULL: tables and
+ * msm are 0 (the caller may ask a backend's own function for them).
+ */
+typedef struct {
+	uint64_t job, key_g1, key_g2, matrices, tables, msm;
+} zkp_groth16_device_need;
+
+void zkp_groth16_device_need_of(zkp_groth16_device_need *ret, const zkp_pce *pce,
+				const zkp_groth16_pk *pk, zkp_backend *be);
 
 #endif

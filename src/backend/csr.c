@@ -58,6 +58,39 @@ void zkp_csr_eval_block(const zkp_csr *c, const zkp_fr *w, uint64_t blk, zkp_fr 
 
 /* ---- a matrix held by a backend (backend.h) ---- */
 
+/* The arrays of m, each with its size and its place in a held copy. */
+#define CSR_PARTS 7
+struct csr_part {
+	zkp_dbuf *dst;
+	const void *src;
+	size_t bytes;
+};
+
+static void csr_parts(struct csr_part parts[CSR_PARTS], zkp_backend_csr *held, const zkp_csr *m)
+{
+	const struct csr_part p[CSR_PARTS] = {
+		{ held ? &held->row_len : NULL, m->row_len, m->rows },
+		{ held ? &held->blocks : NULL, m->blocks,
+		  zkp_csr_blocks(m->rows) * sizeof(zkp_csr_block) },
+		{ held ? &held->cols : NULL, m->cols, m->nnz * sizeof(uint32_t) },
+		{ held ? &held->codes : NULL, m->codes, m->nnz },
+		{ held ? &held->escapes : NULL, m->escapes, m->n_escapes * sizeof(uint32_t) },
+		{ held ? &held->overflow : NULL, m->overflow, m->n_overflow * sizeof(uint32_t) },
+		{ held ? &held->values : NULL, m->values, m->n_values * sizeof(zkp_fr) },
+	};
+	memcpy(parts, p, sizeof(p));
+}
+
+size_t zkp_backend_csr_import_bytes(const zkp_csr *m)
+{
+	struct csr_part parts[CSR_PARTS];
+	csr_parts(parts, NULL, m);
+	size_t n = 0;
+	for (size_t i = 0; i < CSR_PARTS; i++)
+		n += parts[i].bytes;
+	return n;
+}
+
 int zkp_backend_csr_import(zkp_backend *be, zkp_backend_csr *ret, const zkp_csr *m)
 {
 	memset(ret, 0, sizeof(*ret));
@@ -69,20 +102,9 @@ int zkp_backend_csr_import(zkp_backend *be, zkp_backend_csr *ret, const zkp_csr 
 	ret->shape.escapes = NULL;
 	ret->shape.overflow = NULL;
 	ret->shape.values = NULL;
-	struct {
-		zkp_dbuf *dst;
-		const void *src;
-		size_t bytes;
-	} parts[] = {
-		{ &ret->row_len, m->row_len, m->rows },
-		{ &ret->blocks, m->blocks, zkp_csr_blocks(m->rows) * sizeof(zkp_csr_block) },
-		{ &ret->cols, m->cols, m->nnz * sizeof(uint32_t) },
-		{ &ret->codes, m->codes, m->nnz },
-		{ &ret->escapes, m->escapes, m->n_escapes * sizeof(uint32_t) },
-		{ &ret->overflow, m->overflow, m->n_overflow * sizeof(uint32_t) },
-		{ &ret->values, m->values, m->n_values * sizeof(zkp_fr) },
-	};
-	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+	struct csr_part parts[CSR_PARTS];
+	csr_parts(parts, ret, m);
+	for (size_t i = 0; i < CSR_PARTS; i++) {
 		int rc = zkp_backend_import_host(be, parts[i].dst, parts[i].src, parts[i].bytes);
 		if (rc) {
 			zkp_backend_csr_release(be, ret);

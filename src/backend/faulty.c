@@ -152,6 +152,12 @@ static int f_busy_seconds(zkp_backend *be, double *ret)
 	return zkp_backend_busy_seconds(faulty_of(be)->inner, ret);
 }
 
+static void f_scratch_bytes(zkp_backend *be, unsigned log_n, size_t n_g1, size_t n_g2,
+			    size_t n_all, uint64_t *tables, uint64_t *msm)
+{
+	zkp_backend_scratch_bytes(faulty_of(be)->inner, log_n, n_g1, n_g2, n_all, tables, msm);
+}
+
 static const zkp_backend_ops faulty_ops = {
 	.name = "faulty",
 	.destroy = f_destroy,
@@ -172,6 +178,7 @@ static const zkp_backend_ops faulty_ops = {
 	.spmv = f_spmv,
 	.first_unsatisfied = f_first_unsatisfied,
 	.busy_seconds = f_busy_seconds,
+	.scratch_bytes = f_scratch_bytes,
 };
 
 static int faulty_new(zkp_backend **ret, zkp_backend *inner, unsigned every, bool corrupt)

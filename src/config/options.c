@@ -88,6 +88,9 @@ const zkp_option zkp_options[] = {
 		"finalize) with pipeline.depth more waiting between them" },
 	{ "gpus", "fallback_cpu", ZKP_OPT_BOOL, CFG(fallback_cpu), 0, "false", NULL, 0, 0, NULL,
 	  "A job hit by a device fault is proved again on the CPU backend instead of failing" },
+	{ "gpus", "device_memory", ZKP_OPT_SIZE, CFG(device_memory), 0, "0", NULL, 0, NOMAX, NULL,
+	  "Device memory zkpd may use on each GPU (resident keys and matrices, workspaces, jobs' "
+	  "buffers); 0: what is free when zkpd starts, less 2 % and 256 MiB" },
 	{ "pipeline", "depth", ZKP_OPT_U32, CFG(pipeline_depth), 0, "2", NULL, 1, 64, NULL,
 	  "Jobs between the CPU and device stages" },
 	{ "synthesis", "threads", ZKP_OPT_U32, CFG(synthesis_threads), 0, "0", NULL, 0, 1024, NULL,

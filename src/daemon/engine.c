@@ -83,6 +83,7 @@ static const char *const span_names[ZKP_NSPANS] = {
 	[ZKP_SPAN_VERIFY] = "verify",
 	[ZKP_SPAN_RESULT] = "result",
 	[ZKP_SPAN_PARTITIONS] = "partitions",
+	[ZKP_SPAN_DEVICE_MEMORY] = "device_memory",
 };
 
 const char *zkp_span_name(enum zkp_span s)
@@ -1342,6 +1343,10 @@ int zkp_engine_get_status(zkp_engine *e, zkp_engine_status *ret)
 		di->pipelines = (uint32_t)(e->n_pipelines / e->n_devs);
 		di->faults = d->faults;
 		di->cpu_fallbacks = d->fallbacks;
+		di->memory_limit = d->mem_cap;
+		di->memory_reserved = d->mem_cap ? devmem_reserved(d) : 0;
+		di->memory_peak = d->mem_peak;
+		di->memory_waits = d->mem_waits;
 		double busy = 0;
 		if (zkp_backend_busy_seconds(d->be, &busy) == 0) {
 			di->busy_known = true;

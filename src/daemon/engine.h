@@ -222,6 +222,8 @@ enum zkp_span {
 	ZKP_SPAN_VERIFY,        /* ... to here */
 	ZKP_SPAN_RESULT,        /* the proof and inputs copied out, buffers freed */
 	ZKP_SPAN_PARTITIONS,    /* a split job: its partition jobs at work */
+	ZKP_SPAN_DEVICE_MEMORY, /* before eval, waiting for device memory for its buffers
+				 * (gpus.device_memory) */
 	ZKP_NSPANS
 };
 
@@ -231,7 +233,8 @@ const char *zkp_span_name(enum zkp_span s);
 /* The stage a span is part of: WITNESS, EVAL (eval, sat_check, upload),
  * NTT (key_upload, ntt), MSM (msm_*), ASSEMBLE (g2_wait, assemble),
  * VERIFY; ZKP_NSTAGES for a wait between stages (load, queued, slot_wait,
- * device_queue, device_lock, finalize_wait, result, partitions). */
+ * device_queue, device_lock, finalize_wait, result, partitions,
+ * device_memory). */
 enum zkp_stage zkp_span_stage(enum zkp_span s);
 
 /* WTNS, RAW, PATH: a full witness. C1, C1_PATH: a sector's Filecoin C1
@@ -500,6 +503,10 @@ typedef struct {
 	 * wall seconds since then. */
 	bool busy_known;
 	double busy_seconds, busy_fraction;
+	/* Device memory admission (gpus.device_memory; all 0 without a
+	 * limit): the limit, what is reserved now and at most, and jobs that
+	 * waited for room. */
+	uint64_t memory_limit, memory_reserved, memory_peak, memory_waits;
 } zkp_device_info;
 
 typedef struct {

@@ -79,6 +79,7 @@ void circuit_drop_resident(struct zkp_engine *e, struct circuit *c)
 	pthread_mutex_lock(&e->lock);
 	zkp_groth16_resident **rk = c->rk;
 	c->rk = NULL;
+	devmem_drop_circuit(e, c);
 	pthread_mutex_unlock(&e->lock);
 	resident_free_all(e, rk);
 }
@@ -89,6 +90,7 @@ void circuits_release(struct zkp_engine *e)
 		struct circuit *c = &e->circuits[i];
 		circuit_unload_parts(c->pce, &c->pk, c->pvk, true);
 		free(c->tokens);
+		free(c->dplan);
 	}
 	free(e->circuits);
 	e->circuits = NULL;
@@ -543,6 +545,7 @@ int zkp_engine_unload(zkp_engine *e, const char *circuit, zkp_error *err)
 	pvk = c->pvk;
 	rk = c->rk;
 	c->rk = NULL;
+	devmem_drop_circuit(e, c);
 	c->pce = NULL;
 	zkp_groth16_pk_init(&c->pk);
 	c->pvk = NULL;

@@ -76,6 +76,10 @@ struct circuit {
 	 * NULL until a job of this circuit first reaches that device; each
 	 * made and read under its device's lock, freed at unload). */
 	zkp_groth16_resident **rk;
+	/* Its planned share of each device (e->n_devs entries, NULL until its
+	 * first job reaches a device with a memory limit; engine_devmem.c),
+	 * under the engine lock. */
+	struct dev_plan *dplan;
 	/* Measured stage seconds, moving averages over finished jobs. */
 	double avg[ZKP_NSTAGES];
 	bool have_avg;
@@ -136,6 +140,7 @@ struct job {
 	zkp_groth16_job *gj;
 	struct device *dev; /* the device of the pipeline that took it (set under the lock) */
 	bool fell_back;     /* proved on the CPU after a device fault */
+	uint64_t dev_mem;   /* device memory reserved for its buffers (engine_devmem.c) */
 	bool dev_eval;      /* a, b, c evaluated on the device (resident circuit) */
 	/* Result. */
 	uint8_t *proof; /* 192 bytes; a sector job's: 192 per partition */
@@ -163,9 +168,23 @@ struct device {
 	pthread_mutex_t lock; /* held for NTT and MSM kernel time, and for rk */
 	bool lock_init;
 	/* Under the engine lock: device faults seen (ZKP_ERR_DEVICE from a
-	 * stage), and how many of those jobs were proved again on the CPU. */
+	 * stage), and how many jobs were proved on the CPU instead (after a
+	 * fault, or refused device memory). */
 	uint64_t faults, fallbacks;
+	/* Device memory admission (engine_devmem.c), under the engine lock:
+	 * the bytes zkpd may use there (0: no limit, as on the CPU), what is
+	 * planned for circuits (keys, matrices, tables) and the MSM workspace,
+	 * what jobs hold, the most ever reserved, and jobs that waited. */
+	uint64_t mem_cap, mem_keys, mem_msm, mem_jobs, mem_peak, mem_waits;
 	double t_made; /* when it was made: the start of its busy fraction */
+};
+
+/* A circuit's share of one device (engine_devmem.c). */
+struct dev_plan {
+	bool planned;
+	bool g2, matrices; /* held resident beside the G1 queries */
+	uint64_t keys;     /* bytes counted for its resident copy and tables */
+	uint64_t job;      /* one job's buffers */
 };
 
 struct pipeline {
@@ -417,6 +436,26 @@ int circuit_check_files(const struct circuit *c, zkp_error *err);
 /* c's resident key slot on d, its slot array made on first use (engine
  * lock held; NULL: out of memory). The slot itself is read and written
  * under d's lock. */
+/* engine_devmem.c: device memory admission. devmem_init sets d's limit:
+ * gpus.device_memory, else free_bytes (what the device has free now; 0:
+ * unknown, no limit) less 2 % and 256 MiB. devmem_admit (lock held), before
+ * j's eval on pl's device: plans the circuit's share of the device on its
+ * first job there, then waits in the DEVICE_MEMORY span (on pl->cond) until
+ * j's buffers fit beside what is reserved. 0: reserved, or nothing to
+ * reserve (no limit, or j runs on the CPU); ZKP_ERR_CANCELLED; ZKP_ERR_DEVICE
+ * when it can never fit there (err gives the figures). devmem_release (lock
+ * not held; any number of times): gives j's bytes back and wakes the
+ * pipelines. devmem_plan_of: whether c's resident copy on d should hold B_G2
+ * and the matrices (both when d has no limit). devmem_drop_circuit (lock
+ * held, at unload): c's shares go back. */
+int devmem_init(struct zkp_engine *e, struct device *d, uint64_t free_bytes);
+uint64_t devmem_reserved(const struct device *d);
+int devmem_admit(struct zkp_engine *e, struct pipeline *pl, struct job *j, zkp_error *err);
+void devmem_release(struct zkp_engine *e, struct job *j);
+void devmem_plan_of(struct zkp_engine *e, struct circuit *c, const struct device *d, bool *g2,
+		    bool *matrices);
+void devmem_drop_circuit(struct zkp_engine *e, struct circuit *c);
+
 zkp_groth16_resident **circuit_resident_slot(struct zkp_engine *e, struct circuit *c,
 					     const struct device *d);
 /* Frees c's resident keys, each under its device's lock (engine lock not

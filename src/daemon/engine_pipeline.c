@@ -146,10 +146,11 @@ void purger_join(struct zkp_engine *e)
 }
 
 /* Frees what the thread holding j owns for proving (lock not held). */
-static void drop_work(struct job *j)
+static void drop_work(struct zkp_engine *e, struct job *j)
 {
 	zkp_groth16_job_free(j->gj);
 	j->gj = NULL;
+	devmem_release(e, j);
 	if (j->w)
 		zkp_mem_sub(ZKP_MEM_WITNESS, j->n_w * sizeof(zkp_fr));
 	free(j->w);
@@ -172,7 +173,7 @@ static void end_held(struct zkp_engine *e, uint64_t *slot, struct job *j, int rc
 		rc = ferr.code;
 		err = &ferr;
 	}
-	drop_work(j);
+	drop_work(e, j);
 	pthread_mutex_lock(&e->lock);
 	if (rc == ZKP_ERR_CANCELLED || (j->cancel && rc == 0)) {
 		job_end(e, j, ZKP_JOB_CANCELLED, ZKP_ERR_CANCELLED,
@@ -221,6 +222,7 @@ static int after_fault(struct zkp_engine *e, struct job *j, int rc, enum zkp_sta
 	j->fell_back = true;
 	zkp_groth16_job_free(j->gj);
 	j->gj = NULL;
+	devmem_release(e, j);
 	rc = prover_new(e, j, e->cpu_be, err);
 	if (!rc)
 		rc = zkp_groth16_job_eval(j->gj, err);
@@ -229,6 +231,24 @@ static int after_fault(struct zkp_engine *e, struct job *j, int rc, enum zkp_sta
 	if (!rc && upto >= ZKP_STAGE_MSM)
 		rc = zkp_groth16_job_msm(j->gj, err);
 	return rc;
+}
+
+/* Device memory admission refused j with rc (ZKP_ERR_DEVICE: it can never
+ * fit on its device): with gpus.fallback_cpu, and unless cancelled, j goes
+ * to the CPU backend for its whole proof, counted as a fallback (no
+ * fault); else rc. Lock not held. */
+static int device_memory_refused(struct zkp_engine *e, struct device *d, struct job *j, int rc,
+				 const zkp_error *err)
+{
+	if (rc != ZKP_ERR_DEVICE || !e->cfg.fallback_cpu)
+		return rc;
+	pthread_mutex_lock(&e->lock);
+	d->fallbacks++;
+	pthread_mutex_unlock(&e->lock);
+	zkp_log(ZKP_LOG_WARN, "job %" PRIu64 ": %s; proving it on the CPU backend "
+			      "(gpus.fallback_cpu)", j->id, err->msg);
+	j->fell_back = true;
+	return 0;
 }
 
 /* The circuit's resident copy on d, once a job has made it, for the eval
@@ -318,6 +338,17 @@ static void *cpu_main(void *arg)
 		stage_done(e, j, ZKP_STAGE_WITNESS);
 
 		pthread_mutex_lock(&e->lock);
+		rc = devmem_admit(e, pl, j, &err);
+		pthread_mutex_unlock(&e->lock);
+		if (rc)
+			rc = device_memory_refused(e, pl->dev, j, rc, &err);
+		if (rc) {
+			end_held(e, &pl->cpu_job, j, rc, &err);
+			pthread_mutex_lock(&e->lock);
+			continue;
+		}
+
+		pthread_mutex_lock(&e->lock);
 		pl->cpu_stage = ZKP_STAGE_EVAL;
 		bool go = enter_stage(e, j, ZKP_STAGE_EVAL);
 		if (go) {
@@ -330,8 +361,8 @@ static void *cpu_main(void *arg)
 			pthread_mutex_lock(&e->lock);
 			continue;
 		}
-		rc = prover_new(e, j, pl->dev->be, &err);
-		if (!rc)
+		rc = prover_new(e, j, j->fell_back ? e->cpu_be : pl->dev->be, &err);
+		if (!rc && !j->fell_back)
 			attach_resident(e, j, pl->dev);
 		if (!rc)
 			rc = zkp_groth16_job_eval(j->gj, &err);
@@ -428,12 +459,14 @@ static int device_stages(struct zkp_engine *e, struct pipeline *pl, struct job *
 		if (slot && !*slot) {
 			job_span_now(e, j, ZKP_SPAN_KEY_UPLOAD);
 			zkp_groth16_resident *made = NULL;
-			rc = zkp_groth16_resident_new(&made, &j->circ->pk, d->be, err);
+			bool g2, matrices;
+			devmem_plan_of(e, j->circ, d, &g2, &matrices);
+			rc = zkp_groth16_resident_new(&made, &j->circ->pk, d->be, g2, err);
 			if (!rc) {
 				/* The circuit too where the device evaluates: the
 				 * jobs after this one then eval there. Optional. */
 				zkp_error why = { 0 };
-				if (!d->be->host_visible &&
+				if (!d->be->host_visible && matrices &&
 				    zkp_groth16_resident_hold_circuit(made, j->circ->pce, &why) &&
 				    why.code != ZKP_ERR_UNSUPPORTED)
 					zkp_log(ZKP_LOG_WARN, "circuit %s on %s: eval stays on the "
@@ -620,7 +653,7 @@ static void *fin_main(void *arg)
 		}
 
 		uint64_t id = j->id;
-		drop_work(j);
+		drop_work(e, j);
 		pthread_mutex_lock(&e->lock);
 		/* The last boundary: a cancel that came during the final
 		 * stages is still honoured, as zkp_engine_cancel promised. */
@@ -679,6 +712,9 @@ static int device_add(struct zkp_engine *e, int gpu, zkp_error *err)
 		rc = zkp_backend_cuda_new(&d->be, gpu, err);
 		if (rc)
 			return rc;
+		uint64_t total = 0, used = 0;
+		if (zkp_backend_cuda_mem_info(d->be, &total, &used) == 0)
+			devmem_init(e, d, total - used);
 #else
 		return zkp_error_set(err, ZKP_ERR_CONFIG, "GPU %d: this build has no CUDA backend",
 				     gpu);

@@ -87,6 +87,9 @@ static int offhost_devices(struct zkp_engine *e, const char *text, zkp_error *er
 		d->lock_init = true;
 		d->t_made = eng_now();
 		e->n_devs++;
+		/* Limited by gpus.device_memory alone: a test device has no
+		 * memory of its own to measure. */
+		devmem_init(e, d, 0);
 		rc = engine_test_faults(d, err);
 		if (rc)
 			return rc;

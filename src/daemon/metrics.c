@@ -161,8 +161,31 @@ char *zkp_metrics_text(zkp_engine *e, const zkp_server_stats *ss)
 		fprintf(f, "zkpd_device_memory_used_bytes{device=\"%s\",kind=\"%s\"} %llu\n",
 			st.devices[i].name, st.devices[i].kind,
 			(unsigned long long)st.devices[i].memory_used_bytes);
+	family(f, "device_memory_limit_bytes", "gauge",
+	       "Device memory zkpd may use on each device with a limit (gpus.device_memory).");
+	for (size_t i = 0; i < st.n_devices; i++)
+		if (st.devices[i].memory_limit)
+			fprintf(f, "zkpd_device_memory_limit_bytes{device=\"%s\"} %llu\n",
+				st.devices[i].name,
+				(unsigned long long)st.devices[i].memory_limit);
+	family(f, "device_memory_reserved_bytes", "gauge",
+	       "Device memory planned for resident keys, matrices and workspaces plus what "
+	       "jobs' buffers hold, on each device with a limit.");
+	for (size_t i = 0; i < st.n_devices; i++)
+		if (st.devices[i].memory_limit)
+			fprintf(f, "zkpd_device_memory_reserved_bytes{device=\"%s\"} %llu\n",
+				st.devices[i].name,
+				(unsigned long long)st.devices[i].memory_reserved);
+	family(f, "device_memory_waits_total", "counter",
+	       "Jobs that waited for device memory before their eval.");
+	for (size_t i = 0; i < st.n_devices; i++)
+		if (st.devices[i].memory_limit)
+			fprintf(f, "zkpd_device_memory_waits_total{device=\"%s\"} %llu\n",
+				st.devices[i].name,
+				(unsigned long long)st.devices[i].memory_waits);
 	family(f, "device_cpu_fallbacks_total", "counter",
-	       "Jobs proved again on the CPU after a device fault (gpus.fallback_cpu).");
+	       "Jobs proved on the CPU instead of their device: after a device fault, or "
+	       "refused device memory (gpus.fallback_cpu).");
 	for (size_t i = 0; i < st.n_devices; i++)
 		fprintf(f, "zkpd_device_cpu_fallbacks_total{device=\"%s\"} %llu\n",
 			st.devices[i].name, (unsigned long long)st.devices[i].cpu_fallbacks);

@@ -259,6 +259,10 @@ int zkp_status_build(Zkpd__V1__StatusResponse **ret, zkp_engine *e,
 		d->memory_used_bytes = di->memory_used_bytes;
 		d->faults = di->faults;
 		d->cpu_fallbacks = di->cpu_fallbacks;
+		d->memory_limit_bytes = di->memory_limit;
+		d->memory_reserved_bytes = di->memory_reserved;
+		d->memory_peak_reserved_bytes = di->memory_peak;
+		d->memory_waits = di->memory_waits;
 		d->failed = di->failed;
 		d->busy_known = di->busy_known;
 		d->busy_seconds = di->busy_seconds;

@@ -997,6 +997,10 @@ static void json_status(const Zkpd__V1__StatusResponse *s)
 		jw_u64(&w, "memory_used_bytes", d->memory_used_bytes);
 		jw_u64(&w, "faults", d->faults);
 		jw_u64(&w, "cpu_fallbacks", d->cpu_fallbacks);
+		jw_u64(&w, "memory_limit_bytes", d->memory_limit_bytes);
+		jw_u64(&w, "memory_reserved_bytes", d->memory_reserved_bytes);
+		jw_u64(&w, "memory_peak_reserved_bytes", d->memory_peak_reserved_bytes);
+		jw_u64(&w, "memory_waits", d->memory_waits);
 		jw_bool(&w, "failed", d->failed);
 		if (d->busy_known) {
 			jw_f64(&w, "busy_seconds", d->busy_seconds);
@@ -1113,6 +1117,17 @@ static void human_status(const Zkpd__V1__StatusResponse *s)
 		printf("%-16s %-8s %-12s %-12s %-20s %-7" PRIu64 " %" PRIu64 "%s\n", dv->name,
 		       dv->kind, a, b, c, dv->faults, dv->cpu_fallbacks,
 		       dv->failed ? "  FAILED" : "");
+	}
+	for (size_t i = 0; i < s->n_devices; i++) {
+		const Zkpd__V1__DeviceStatus *dv = s->devices[i];
+		if (!dv->memory_limit_bytes)
+			continue;
+		char l[32], r[32], p[32];
+		human_size(l, sizeof(l), dv->memory_limit_bytes);
+		human_size(r, sizeof(r), dv->memory_reserved_bytes);
+		human_size(p, sizeof(p), dv->memory_peak_reserved_bytes);
+		printf("%s: device memory reserved %s of %s (at most %s), %" PRIu64
+		       " jobs waited for it\n", dv->name, r, l, p, dv->memory_waits);
 	}
 
 	printf("\n%-20s %-6s %-11s %-9s %-7s %-10s %-10s %-10s %-4s %-11s %s\n", "CIRCUIT",

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "groth16_int.h"
+#include "zkpd/backend.h"
 #include "zkpd/groth16_job.h"
 #include "zkpd/msm.h"
 #include "zkpd/ntt.h"
@@ -53,4 +54,30 @@ void zkp_groth16_mem_model_of(zkp_groth16_mem_model *ret, const zkp_pce *pce,
 	m->ws_eval = m->witness + m->abc + m->domain;
 	m->ws_msm = m->witness + fr * (double)n + m->domain + m->dens + m->msm_g1 + m->msm_g2;
 	m->ws = maxd(m->ws_eval, m->ws_msm);
+}
+
+void zkp_groth16_device_need_of(zkp_groth16_device_need *ret, const zkp_pce *pce,
+				const zkp_groth16_pk *pk, zkp_backend *be)
+{
+	const zkp_pce_dims *d = zkp_pce_get_dims(pce);
+	const uint64_t fr = sizeof(zkp_fr);
+	const uint64_t n = (uint64_t)1 << d->domain_log2;
+	const uint64_t n_all = d->n_inputs + d->n_aux;
+	memset(ret, 0, sizeof(*ret));
+	ret->job = 3 * fr * n + fr * n_all;
+	static const int g1_sections[] = { ZKP_GROTH16_H, ZKP_GROTH16_L, ZKP_GROTH16_A,
+					   ZKP_GROTH16_B_G1 };
+	size_t n_g1 = 0;
+	for (size_t i = 0; i < sizeof(g1_sections) / sizeof(g1_sections[0]); i++) {
+		size_t k = pk->n[g1_sections[i]];
+		ret->key_g1 += (uint64_t)k * sizeof(zkp_g1_affine);
+		n_g1 = k > n_g1 ? k : n_g1;
+	}
+	ret->key_g2 = (uint64_t)pk->n[ZKP_GROTH16_B_G2] * sizeof(zkp_g2_affine);
+	for (int k = 0; k < 3; k++)
+		ret->matrices += zkp_backend_csr_import_bytes(
+			zkp_pce_matrix(pce, (enum zkp_pce_matrix)k));
+	if (be)
+		zkp_backend_scratch_bytes(be, d->domain_log2, n_g1, pk->n[ZKP_GROTH16_B_G2],
+					  (size_t)n_all, &ret->tables, &ret->msm);
 }

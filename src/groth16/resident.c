@@ -8,7 +8,7 @@
 #include "zkpd/groth16_job.h"
 
 int zkp_groth16_resident_new(zkp_groth16_resident **ret, const zkp_groth16_pk *pk,
-			     zkp_backend *be, zkp_error *err)
+			     zkp_backend *be, bool with_g2, zkp_error *err)
 {
 	static const enum zkp_groth16_section sections[G16_RES_G1_QUERIES] = {
 		ZKP_GROTH16_H, ZKP_GROTH16_L, ZKP_GROTH16_A, ZKP_GROTH16_B_G1
@@ -36,7 +36,7 @@ int zkp_groth16_resident_new(zkp_groth16_resident **ret, const zkp_groth16_pk *p
 	/* B_G2 last and optional: a device too small for it still runs the G1
 	 * MSMs, and the G2 one runs on the host. */
 	size_t g2_bytes = pk->n[ZKP_GROTH16_B_G2] * sizeof(zkp_g2_affine);
-	if (zkp_backend_import_host(be, &rk->b_g2, pk->b_g2, g2_bytes) == 0) {
+	if (with_g2 && zkp_backend_import_host(be, &rk->b_g2, pk->b_g2, g2_bytes) == 0) {
 		rk->has_g2 = true;
 		if (rk->b_g2.owned)
 			rk->bytes += g2_bytes;

@@ -15,6 +15,9 @@
 
 #include "zkp_cmds.h"
 #include "zkpd/groth16_job.h"
+#ifdef ZKPD_HAVE_CUDA
+#include "zkpd/backend_cuda.h"
+#endif
 #include "zkpd/pce.h"
 #include "zkpd/porep.h"
 #include "zkpd/pool.h"
@@ -178,6 +181,21 @@ int zkp_cmd_inspect(int argc, char **argv)
 		       192 * pk.n[ZKP_GROTH16_B_G2];
 	pk.mem_mapped = true;
 	zkp_groth16_mem_model_of(&mm, pce, &pk, (unsigned)threads);
+	/* On a GPU (docs/memory.md, "On a GPU"): with the CUDA backend's own
+	 * tables and workspace where the build has it. */
+	zkp_groth16_device_need dn;
+	zkp_groth16_device_need_of(&dn, pce, &pk, NULL);
+#ifdef ZKPD_HAVE_CUDA
+	zkp_backend_cuda_scratch_bytes(d->domain_log2, pk.n[ZKP_GROTH16_H] > pk.n[ZKP_GROTH16_L]
+							      ? pk.n[ZKP_GROTH16_H]
+							      : pk.n[ZKP_GROTH16_L],
+				       pk.n[ZKP_GROTH16_B_G2], (size_t)(d->n_inputs + d->n_aux),
+				       &dn.tables, &dn.msm);
+	const bool have_cuda = true;
+#else
+	const bool have_cuda = false;
+#endif
+	const double dev_keys = (double)(dn.key_g1 + dn.key_g2 + dn.matrices + dn.tables);
 
 	if (json) {
 		printf("{\"file\": ");
@@ -206,9 +224,17 @@ int zkp_cmd_inspect(int argc, char **argv)
 		       "\"key_bytes\": %.0f, \"witness_bytes\": %.0f, \"abc_bytes\": %.0f, "
 		       "\"domain_bytes\": %.0f, \"msm_g1_bytes\": %.0f, \"msm_g2_bytes\": %.0f, "
 		       "\"working_set_eval_bytes\": %.0f, \"working_set_msm_bytes\": %.0f, "
-		       "\"working_set_bytes\": %.0f}, \"circuit\": ",
+		       "\"working_set_bytes\": %.0f},",
 		       threads, mm.circuit, mm.key, mm.witness, mm.abc, mm.domain, mm.msm_g1,
 		       mm.msm_g2, mm.ws_eval, mm.ws_msm, mm.ws);
+		printf(" \"device_model\": {\"key_g1_bytes\": %llu, \"key_g2_bytes\": %llu, "
+		       "\"matrices_bytes\": %llu, \"job_bytes\": %llu",
+		       (unsigned long long)dn.key_g1, (unsigned long long)dn.key_g2,
+		       (unsigned long long)dn.matrices, (unsigned long long)dn.job);
+		if (have_cuda)
+			printf(", \"cuda_tables_bytes\": %llu, \"cuda_msm_workspace_bytes\": %llu",
+			       (unsigned long long)dn.tables, (unsigned long long)dn.msm);
+		printf("}, \"circuit\": ");
 		if (is_porep)
 			printf("{\"kind\": \"filecoin-porep\", \"sector_bytes\": %llu, \"nodes\": %llu, "
 			       "\"layers\": %u, \"challenges\": %u, \"tree\": \"%s\"}}\n",
@@ -266,6 +292,21 @@ int zkp_cmd_inspect(int argc, char **argv)
 		printf("  pipelines    1: %.2f GiB, 2: %.2f GiB, 4: %.2f GiB\n",
 		       (mm.circuit + mm.key + mm.ws) / gib, (mm.circuit + mm.key + 2 * mm.ws) / gib,
 		       (mm.circuit + mm.key + 4 * mm.ws) / gib);
+		printf("\non a GPU       (device memory, docs/memory.md%s)\n",
+		       have_cuda ? "; the CUDA backend's tables and workspace" : "");
+		printf("  resident     G1 queries %.2f GiB, B_G2 %.2f GiB, matrices %.2f GiB",
+		       (double)dn.key_g1 / gib, (double)dn.key_g2 / gib, (double)dn.matrices / gib);
+		if (have_cuda)
+			printf(", NTT tables %.2f GiB\n  workspace    MSM %.2f GiB\n",
+			       (double)dn.tables / gib, (double)dn.msm / gib);
+		else
+			printf("\n");
+		printf("  per job      %.2f GiB (a b c and the witness)\n", (double)dn.job / gib);
+		if (have_cuda)
+			printf("  jobs         1: %.2f GiB, 2: %.2f GiB, 4: %.2f GiB (all resident)\n",
+			       (dev_keys + (double)dn.msm + (double)dn.job) / gib,
+			       (dev_keys + (double)dn.msm + 2.0 * (double)dn.job) / gib,
+			       (dev_keys + (double)dn.msm + 4.0 * (double)dn.job) / gib);
 	}
 	zkp_pce_free(pce);
 	return ZKP_EXIT_OK;

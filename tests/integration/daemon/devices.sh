@@ -6,7 +6,9 @@
 # circuit), H and the MSMs on the device, the key's queries and the
 # circuit's matrices resident per device, several devices at once, unload and reload
 # (resident keys dropped and made again), and device faults with and
-# without gpus.fallback_cpu. Every proof is verified; every proof's spans
+# without gpus.fallback_cpu, and device memory admission (gpus.device_memory:
+# B_G2 left on the host where it does not fit, one job's buffers at a time,
+# a circuit that cannot fit refused or sent to the CPU). Every proof is verified; every proof's spans
 # add up to its total time (zkpctl's sum line), and the devices' busy time
 # shows in Status, /metrics and the job summaries. A small synthetic
 # circuit with an INSECURE development key.
@@ -157,6 +159,98 @@ logged=$(grep -c "proving it again on the CPU backend" fallback.log || true)
 check "faults and fallbacks counted per device ($faults faults, $fallbacks fallbacks)" \
 	"status $faults/$fallbacks, log $logged" \
 	test "${fallbacks:-0}" -ge 1 -a "${fallbacks:-0}" -eq "$logged" -a "${faults:-0}" -eq "$logged"
+stop_zkpd
+
+# ---- device memory admission (gpus.device_memory) ----
+# Sizes from the key and circuit: a job's buffers are a, b, c (3 * 32 n)
+# and the witness (32 N_w); the resident G1 queries 96 bytes a point, B_G2
+# 192. A limit with no room beside them for B_G2 leaves its MSM on the host;
+# then, with the reserved total R of everything resident (Status, after a
+# proof under a wide limit), R + 1.5 jobs lets one job at a time hold device
+# memory; below the G1 queries and one job the circuit cannot run there.
+"$zkp" inspect small.INSECURE-DEV.params >key.txt
+pts() { awk -v s="$1" '$1 == s { print $2 }' key.txt; }
+g1=$((96 * ($(pts h) + $(pts l) + $(pts a) + $(pts b_g1))))
+g2=$((192 * $(pts b_g2)))
+"$zkp" inspect small.pce >pce.txt
+n=$((1 << $(sed -n 's/^domain *2^\([0-9]*\)$/\1/p' pce.txt)))
+nw=$(($(awk '$1 == "inputs" { print $2 }' pce.txt) + $(awk '$1 == "aux" { print $2 }' pce.txt)))
+job=$((32 * (3 * n + nw)))
+check "sizes from zkp inspect (G1 $g1, B_G2 $g2, a job $job bytes)" "$(head -3 key.txt)" \
+	test "$g1" -gt 0 -a "$g2" -gt 0 -a "$job" -gt 0
+mem_status() { # sets reserved, peak, waits, limit of the first device
+	run "$zkpctl" --connect "$addr" --json status
+	reserved=$(grep -o '"memory_reserved_bytes":[0-9]*' out.txt | head -1 | cut -d: -f2)
+	peak=$(grep -o '"memory_peak_reserved_bytes":[0-9]*' out.txt | head -1 | cut -d: -f2)
+	waits=$(grep -o '"memory_waits":[0-9]*' out.txt | head -1 | cut -d: -f2)
+	limit=$(grep -o '"memory_limit_bytes":[0-9]*' out.txt | head -1 | cut -d: -f2)
+}
+
+write_conf wide.conf "[gpus]" "device_memory = 1G"
+ZKPD_TEST_OFFHOST_DEVICES=1 start wide.log --config wide.conf
+prove_all wide 1
+check "a proof under a 1 GiB device limit verifies" "$good of 1" test "$good" -eq 1
+mem_status
+R=${reserved:-0}
+check "Status: the limit, and only the resident share reserved once the job ended ($R)" \
+	"$(head -c 400 out.txt)" test "${limit:-0}" -eq $((1 << 30)) -a "$R" -ge $((g1 + g2)) \
+	-a "${peak:-0}" -eq $((R + job))
+check "the log gives the plan" "$(grep -m1 'resident (G1 queries' wide.log)" \
+	grep -q 'circuit small on offhost:0: .* resident (G1 queries, B_G2, matrices, NTT tables)' \
+	wide.log
+"$zkp" inspect --json small.pce >inspect.json
+dm() { grep -o "\"$1\": [0-9]*" inspect.json | head -1 | awk '{ print $2 }'; }
+check "zkp inspect predicts the plan: G1, B_G2, matrices and a job (R = $R)" \
+	"$(grep -o '"device_model": {[^}]*}' inspect.json)" \
+	test "$(dm key_g1_bytes)" -eq "$g1" -a "$(dm key_g2_bytes)" -eq "$g2" -a \
+	"$(dm job_bytes)" -eq "$job" -a $((g1 + g2 + $(dm matrices_bytes))) -eq "$R"
+run "$zkpctl" --connect "$addr" metrics
+check "/metrics gives the limit and the reservation" "$(grep device_memory_ out.txt | tr '\n' ' ')" \
+	grep -q "^zkpd_device_memory_reserved_bytes{device=\"offhost:0\"} $R\$" out.txt
+stop_zkpd
+
+write_conf nog2.conf "[gpus]" "device_memory = $((g1 + job + g2 - 1))"
+ZKPD_TEST_OFFHOST_DEVICES=1 start nog2.log --config nog2.conf
+prove_all nog2 2
+check "with no room for B_G2 beside one job both proofs verify" "$good of 2" test "$good" -eq 2
+check "the log says B_G2's MSM runs on the host" "$(grep -m1 'resident (' nog2.log)" \
+	grep -q 'B_G2 does not fit: its MSM runs on the host' nog2.log
+stop_zkpd
+
+cap=$((R + job + job / 2))
+write_conf one.conf "[gpus]" "device_memory = $cap" "workers_per_device = 2"
+ZKPD_TEST_OFFHOST_DEVICES=1 start one.log --config one.conf
+prove_all one 6
+check "6 concurrent proofs with room for one job's buffers all verify" "$good of 6" \
+	test "$good" -eq 6
+mem_status
+check "never more than one job's buffers reserved (peak $peak = $R + $job)" \
+	"$(head -c 400 out.txt)" test "${peak:-0}" -eq $((R + job)) -a "${peak:-0}" -le "$cap"
+check "jobs waited for device memory (${waits:-0})" "$(head -c 400 out.txt)" \
+	test "${waits:-0}" -ge 1
+check "their summaries show the wait as a span" "$(grep -m1 'device_memory' one.log)" \
+	grep -Eq 'job [0-9]+ done: .*\| device_memory [0-9.]+ \|' one.log
+stop_zkpd
+
+write_conf tiny.conf "[gpus]" "device_memory = $((g1 + job - 1))"
+ZKPD_TEST_OFFHOST_DEVICES=1 start tiny.log --config tiny.conf
+prove_all tiny 1
+check "a circuit that cannot fit fails its job with ERR_DEVICE" "$(tail -n 1 tiny1.out)" \
+	grep -q 'ERR_DEVICE.*circuit small does not fit on offhost:0: its key.s G1 queries' tiny1.out
+run "$zkpctl" --connect "$addr" health
+check "and the daemon keeps serving" "$(said)" test "$rc" -eq 0
+stop_zkpd
+write_conf tinyfb.conf "[gpus]" "device_memory = $((g1 + job - 1))" "fallback_cpu = true"
+ZKPD_TEST_OFFHOST_DEVICES=1 start tinyfb.log --config tinyfb.conf
+prove_all tinyfb 2
+check "with gpus.fallback_cpu it is proved on the CPU instead" "$good of 2" test "$good" -eq 2
+mem_status
+check "counted as fallbacks, not faults" "$(head -c 400 out.txt)" \
+	test "$(grep -o '"cpu_fallbacks":[0-9]*' out.txt | head -1 | cut -d: -f2)" -eq 2 -a \
+	"$(grep -o '"faults":[0-9]*' out.txt | head -1 | cut -d: -f2)" -eq 0
+check "a WARN line says why" "$(grep -m1 'on the CPU backend' tinyfb.log)" \
+	grep -q 'does not fit on offhost:0.*proving it on the CPU backend (gpus.fallback_cpu)' \
+	tinyfb.log
 stop_zkpd
 
 echo "# $pass passed, $failed failed"
