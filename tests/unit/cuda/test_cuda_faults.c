@@ -35,6 +35,9 @@
  * the fake's device time of every kernel launched (each launch takes
  * FAKE_CUDA_LAUNCH_MS), uploads and downloads add none, and work still in
  * flight counts only once it is reached, without the query waiting.
+ * Last, scratch_bytes: the MSM workspace the shim keeps stays within the
+ * bound device memory admission plans with, and the NTT tables are
+ * exactly as planned.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -526,6 +529,34 @@ static void busy_time(const struct scene *proto)
 	leaks(w, 0);
 }
 
+/* scratch_bytes, what device memory admission plans with, bounds what the
+ * shim keeps: the MSM workspace after G1 MSMs (plain and density) and a G2
+ * MSM of N points, and the NTT tables of the domain exactly. */
+static void scratch_bounds(const struct scene *proto)
+{
+	struct scene s = *proto;
+	const char *w = "scratch bounds";
+	fake_cuda_reset();
+	check(st_new(&s) == 0 && st_import(&s) == 0 && st_alloc(&s) == 0 && st_upload(&s) == 0,
+	      "setup", w, 0);
+	uint64_t tables = 0, msm = 0, t2 = 0, m2 = 0;
+	zkp_backend_scratch_bytes(s.be, LOG_N, N, N, N, &tables, &msm);
+	zkp_backend_cuda_scratch_bytes(LOG_N, N, N, N, &t2, &m2);
+	check(tables == t2 && msm == m2, "the op and the function agree", w, 0);
+	zkp_backend_cuda_scratch_bytes(LOG_N + 4, N << 4, N << 4, N << 4, &t2, &m2);
+	check(t2 > tables && m2 > msm, "and grow with the sizes", w, 0);
+	size_t l0 = fake_cuda_live_device_bytes();
+	check(st_msm(&s) == 0 && st_msm_density(&s) == 0 && st_msm_g2(&s) == 0, "msm", w, 0);
+	size_t l1 = fake_cuda_live_device_bytes();
+	check(l1 > l0 && l1 - l0 <= msm, "the MSM workspace kept is within the bound", w,
+	      (unsigned long)(l1 - l0));
+	check(st_ntt(&s) == 0 && st_sync(&s) == 0, "ntt", w, 0);
+	check(fake_cuda_live_device_bytes() - l1 == tables, "the tables are as planned", w,
+	      (unsigned long)(fake_cuda_live_device_bytes() - l1));
+	st_teardown(&s);
+	leaks(w, 0);
+}
+
 int main(void)
 {
 	tu_seed();
@@ -612,6 +643,9 @@ int main(void)
 	f0 = failures;
 	busy_time(&proto);
 	printf("busy time: %lu failures\n", failures - f0);
+	f0 = failures;
+	scratch_bounds(&proto);
+	printf("scratch bounds: %lu failures\n", failures - f0);
 	free(mem);
 	printf("total %lu checks, %lu failures\n", checks, failures);
 	return failures ? 1 : 0;
