@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Static figures of the CUDA kernels for sm_90, to compare later changes
 # with (docs/benchmarks.md, "bench/ptx-figures.sh"); needs nvcc, no GPU.
-#  - per kernel of cuda/ntt.cu, cuda/msm.cu and cuda/shim.cu: registers per
+#  - per kernel of cuda/ntt.cu, cuda/msm.cu, cuda/msm_g2.cu and cuda/shim.cu: registers per
 #    thread, spill store and load bytes, stack frame and static shared
 #    memory, from `ptxas -v` while compiling each file to a cubin with the
 #    build's flags (-O2, C++17, sm_90);
@@ -41,7 +41,7 @@ else
 	trap 'rm -rf "$work"' EXIT
 fi
 flags=(-O2 -std=c++17 -arch=sm_90 -I"$root/include" -I"$root/cuda")
-for f in ntt msm shim; do
+for f in ntt msm msm_g2 shim; do
 	"$nvcc" "${flags[@]}" -cubin -Xptxas -v "$root/cuda/$f.cu" -o "$work/$f.cubin" \
 		>"$work/$f.ptxas" 2>&1 || { cat "$work/$f.ptxas" >&2; exit 1; }
 done

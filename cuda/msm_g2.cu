@@ -1,0 +1,18 @@
+/*
+ * The device MSM's G2 entry points: msm_pippenger.cuh's kernels over Fp2,
+ * in a translation unit of their own (msm.cu has G1's).
+ */
+#include "msm_pippenger.cuh"
+
+size_t msm_g2_ws_size(size_t n, size_t cap, unsigned c)
+{
+	return layout_of<dfp2>(n, cap, c).total;
+}
+
+
+cudaError_t msm_g2_run(g2_xyzz *win_host, const g2_affine *bases, const dfr *scalars, size_t n,
+		       size_t cap, unsigned c, void *ws, cudaStream_t stream)
+{
+	return msm_run<dfp2>(win_host, bases, scalars, n, cap, c, ws, stream);
+}
+

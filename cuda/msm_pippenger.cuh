@@ -1,0 +1,351 @@
+/*
+ * Pippenger MSM on the device, for G1 and G2 (the same kernels, templates
+ * over the coordinate field), and the density compaction in front of it.
+ * Every kernel here is a wrapper around one per-thread function of
+ * cuda/msm.cuh, which the host unit test runs on the CPU. G2 points are
+ * twice the size of G1 ones and an addition costs three times the Fp
+ * multiplications; the flow and the workspace layout are the same.
+ *
+ * 1. Scalars leave Montgomery form (one multiplication by 1 each) and are
+ *    classified as 0, 1 or other; a warp's classes become one 32-bit word
+ *    of the zeros bitmap and one of the ones bitmap (__ballot_sync).
+ * 2. Counting sort per window over the "other" scalars only: a histogram of
+ *    bucket indices |d_w| over all (scalar, window) pairs, an exclusive
+ *    scan per window, and a scatter of point index | sign into one list per
+ *    window ordered by bucket. Digits (cuda/msm.cuh) are recomputed from the
+ *    canonical scalar in both passes rather than stored. Zero digits take
+ *    no place. The lists are sized by the count of "other" scalars (cap,
+ *    from msm_count_other), not by n: a witness MSM whose scalars are 98 %
+ *    bits keeps lists, and runs chunks, for the 2 % only.
+ * 3. Bucket accumulation without atomics, balanced (msm.cuh): each thread
+ *    takes a fixed-size chunk of a window's sorted list, whatever buckets
+ *    it holds, and adds the points into XYZZ accumulators (madd-2008-s, the
+ *    point negated for a negative digit); buckets inside a chunk are
+ *    written at once, the pieces of buckets spanning chunks are combined
+ *    by a segmented scan over the chunks (log2 launches) and a finishing
+ *    pass per bucket. Skewed scalars (one value repeated, small integers)
+ *    cost the same serial depth as uniform ones: a chunk plus the scan.
+ * 4. Bucket reduction by running sums: each thread takes S consecutive
+ *    buckets [lo, lo + S) of one window; walking down from the top, run +=
+ *    B_b and tot += run give tot = sum (b - lo + 1) B_b, so the segment's
+ *    share of sum_b b B_b is tot + lo run (lo run by double-and-add). The
+ *    segment results of a window are then summed pairwise in log2 steps.
+ * 5. Batch addition of the ones, independent of 2-4: P threads (a power of
+ *    two, up to 2^16) each sum the bases of the set bits in a contiguous
+ *    range of ones-bitmap words with mixed additions; the P partials are
+ *    folded pairwise in log2 P launches (no atomics). The result is added
+ *    to window 0's sum on the device, before the window sums leave: window
+ *    0 has weight 2^0, so the host's Horner step needs no change.
+ * 6. The K window sums go back to the host, which combines them (Horner,
+ *    c doublings per window) with the C ec layer.
+ *
+ * Cost: m K mixed additions for the m scalars other than 0 and 1
+ * (K = ceil(256 / c)), one mixed addition per 1, about 2 K 2^(c-1)
+ * bucket-sum additions and K 2^(c-1) / S small scalar multiplications.
+ * The window c is chosen by the shim from m, the count of scalars other
+ * than 0 and 1 (msm_count_other, one pass over the scalars before the
+ * workspace is sized), not from n: on witness-like scalars n would pick a
+ * window too wide for the few that reach the buckets. The chunk pass adds
+ * about 3 K (m / ch) points of workspace and, for buckets that span chunks,
+ * up to log2(m / ch) additions per chunk in the scan. Workspace: 32 n of
+ * canonical scalars and n / 4 of bitmaps, 4 K m of lists, K 2^(c-1)
+ * buckets and the chunks' 3 K m / ch points: at most what n random
+ * scalars need, which is what device memory admission plans for.
+ */
+#ifndef ZKPD_CUDA_MSM_PIPPENGER_CUH
+#define ZKPD_CUDA_MSM_PIPPENGER_CUH
+
+#include "kernels.cuh"
+#include "msm.cuh"
+
+/* Threads per block of the MSM's kernels, each declared with its count in
+ * __launch_bounds__ (ptxas may then give a thread up to 255 registers;
+ * no minimum of resident blocks is asked, which would cap them: that
+ * trade of registers against occupancy is for a GPU to measure). */
+#define MSM_BLOCK 128
+#define MSM_GATHER_THREADS 64
+
+/* The point kernels (curve arithmetic, 150-240 registers) may also ask for
+ * a minimum of resident blocks (cmake ZKPD_CUDA_MSM_MIN_BLOCKS), trading
+ * spills for occupancy; docs/benchmarks.md has ptxas's figures. */
+#ifndef ZKPD_MSM_MIN_BLOCKS
+#define ZKPD_MSM_MIN_BLOCKS 0
+#endif
+#if ZKPD_MSM_MIN_BLOCKS > 0
+#define MSM_POINT_BOUNDS __launch_bounds__(MSM_BLOCK, ZKPD_MSM_MIN_BLOCKS)
+#else
+#define MSM_POINT_BOUNDS __launch_bounds__(MSM_BLOCK)
+#endif
+/* Buckets per thread in the running-sum pass. */
+#define MSM_SEG 32
+
+struct ws_layout {
+	size_t canon, zero_bits, one_bits, counts, offs, sorted, buckets, segs, ones;
+	size_t first, first2, last, keys, total;
+	unsigned k, nb, nseg; /* windows, buckets and segments per window */
+	unsigned nones;       /* partial sums of the batch addition */
+	unsigned ch;          /* entries per chunk of the accumulation */
+	size_t nc;            /* chunks per window */
+};
+
+static size_t align256(size_t v)
+{
+	return (v + 255) & ~(size_t)255;
+}
+
+/* n scalars, cap of them at most other than 0 and 1 (the sorted lists' and
+ * the chunks' size), window c. */
+template <class E> static ws_layout layout_of(size_t n, size_t cap, unsigned c)
+{
+	typedef ec_xyzz<E> xyzz;
+	ws_layout l;
+	size_t words = (n + 31) / 32;
+	l.k = msm_windows(c);
+	l.nb = 1u << (c - 1);
+	l.nseg = l.nb > MSM_SEG ? l.nb / MSM_SEG : 1;
+	l.nones = msm_ones_threads(n);
+	l.ch = msm_chunk(cap, l.k);
+	l.nc = msm_chunks(cap, l.ch);
+	size_t off = 0;
+	l.canon = off;
+	off += align256(n * 4 * sizeof(uint64_t));
+	l.zero_bits = off;
+	off += align256(words * sizeof(uint32_t));
+	l.one_bits = off;
+	off += align256(words * sizeof(uint32_t));
+	l.counts = off;
+	off += align256((size_t)l.k * l.nb * sizeof(uint32_t));
+	l.offs = off;
+	off += align256((size_t)l.k * (l.nb + 1) * sizeof(uint32_t));
+	l.sorted = off;
+	off += align256((size_t)l.k * cap * sizeof(uint32_t));
+	l.buckets = off;
+	off += align256((size_t)l.k * l.nb * sizeof(xyzz));
+	l.segs = off;
+	off += align256((size_t)l.k * l.nseg * sizeof(xyzz));
+	l.ones = off;
+	off += align256((size_t)l.nones * sizeof(xyzz));
+	l.first = off;
+	off += align256((size_t)l.k * l.nc * sizeof(xyzz));
+	l.first2 = off;
+	off += align256((size_t)l.k * l.nc * sizeof(xyzz));
+	l.last = off;
+	off += align256((size_t)l.k * l.nc * sizeof(xyzz));
+	l.keys = off;
+	off += align256((size_t)l.k * l.nc * sizeof(uint32_t));
+	l.total = off;
+	return l;
+}
+
+static unsigned grid_for(size_t threads)
+{
+	return (unsigned)((threads + MSM_BLOCK - 1) / MSM_BLOCK);
+}
+
+static __device__ size_t thread_id(void)
+{
+	return (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+}
+
+/* Every thread of a warp takes part in the ballots (no early exit); lane 0
+ * writes the warp's words. MSM_BLOCK is a multiple of 32. */
+static __global__ void __launch_bounds__(MSM_BLOCK)
+k_prepare(uint64_t *canon, uint32_t *zero_bits, uint32_t *one_bits, const dfr *scalars, size_t n)
+{
+	size_t i = thread_id();
+	unsigned cls = i < n ? msm_prepare(canon, scalars, i) : (unsigned)MSM_OTHER;
+	uint32_t zw = __ballot_sync(0xffffffffu, cls == MSM_ZERO);
+	uint32_t ow = __ballot_sync(0xffffffffu, cls == MSM_ONE);
+	if ((threadIdx.x & 31) == 0 && i < n) {
+		zero_bits[i / 32] = zw;
+		one_bits[i / 32] = ow;
+	}
+}
+
+static __global__ void __launch_bounds__(MSM_BLOCK)
+k_histogram(uint32_t *counts, const uint64_t *canon, const uint32_t *zero_bits,
+	    const uint32_t *one_bits, size_t n, unsigned c, unsigned k, unsigned nb)
+{
+	size_t i = thread_id();
+	if (i < n)
+		msm_histogram(counts, canon, zero_bits, one_bits, i, c, k, nb);
+}
+
+/* One block of MSM_SCAN_THREADS per segment of len counts (msm.cuh). */
+static __global__ void __launch_bounds__(MSM_SCAN_THREADS)
+k_scan(uint32_t *counts, uint32_t *offs, size_t len)
+{
+	__shared__ uint32_t part[2][MSM_SCAN_THREADS];
+	uint32_t *cnt = counts + (size_t)blockIdx.x * len;
+	uint32_t *off = offs + (size_t)blockIdx.x * (len + 1);
+	unsigned t = threadIdx.x, src = 0;
+	scan_load(part[0], cnt, len, t, MSM_SCAN_THREADS);
+	__syncthreads();
+	for (unsigned d = 1; d < MSM_SCAN_THREADS; d *= 2) {
+		scan_step(part[src ^ 1], part[src], t, d);
+		__syncthreads();
+		src ^= 1;
+	}
+	scan_store(cnt, off, part[src], len, t, MSM_SCAN_THREADS);
+}
+
+static __global__ void __launch_bounds__(MSM_BLOCK)
+k_scatter(uint32_t *sorted, uint32_t *cursor, const uint64_t *canon, const uint32_t *zero_bits,
+	  const uint32_t *one_bits, size_t n, size_t cap, unsigned c, unsigned k, unsigned nb)
+{
+	size_t i = thread_id();
+	if (i < n)
+		msm_scatter(sorted, cursor, canon, zero_bits, one_bits, i, cap, c, k, nb);
+}
+
+template <class E>
+static __global__ void MSM_POINT_BOUNDS
+k_acc_chunk(ec_xyzz<E> *buckets, ec_xyzz<E> *first, ec_xyzz<E> *last, uint32_t *key,
+	    const uint32_t *sorted, const uint32_t *offs, const ec_affine<E> *bases, size_t cap,
+	    unsigned k, unsigned nb, size_t nc, unsigned ch)
+{
+	size_t id = thread_id();
+	if (id < (size_t)k * nc)
+		msm_acc_chunk(buckets, first, last, key, sorted, offs, bases, cap, nb, nc, ch, id);
+}
+
+template <class E>
+static __global__ void MSM_POINT_BOUNDS
+k_seg_step(ec_xyzz<E> *out, const ec_xyzz<E> *in, const uint32_t *key, unsigned k, size_t nc,
+	   size_t d)
+{
+	size_t id = thread_id();
+	if (id < (size_t)k * nc)
+		msm_seg_step(out, in, key, nc, d, id);
+}
+
+template <class E>
+static __global__ void MSM_POINT_BOUNDS
+k_bucket_finish(ec_xyzz<E> *buckets, const ec_xyzz<E> *last, const ec_xyzz<E> *scanned,
+		const uint32_t *offs, unsigned k, unsigned nb, size_t nc, unsigned ch)
+{
+	size_t id = thread_id();
+	if (id < (size_t)k * nb)
+		msm_bucket_finish(buckets, last, scanned, offs, nb, nc, ch, id);
+}
+
+template <class E>
+static __global__ void MSM_POINT_BOUNDS
+k_reduce(ec_xyzz<E> *segs, const ec_xyzz<E> *buckets, unsigned k, unsigned nb, unsigned nseg)
+{
+	size_t id = thread_id();
+	if (id < (size_t)k * nseg)
+		msm_reduce(segs, buckets, nb, nseg, id);
+}
+
+template <class E>
+static __global__ void MSM_POINT_BOUNDS
+k_fold(ec_xyzz<E> *segs, unsigned k, unsigned nseg, unsigned half)
+{
+	size_t id = thread_id();
+	if (id < (size_t)k * half)
+		msm_fold(segs, nseg, half, id);
+}
+
+template <class E>
+static __global__ void MSM_POINT_BOUNDS
+k_ones(ec_xyzz<E> *partial, const uint32_t *one_bits, const ec_affine<E> *bases, size_t n,
+       unsigned p)
+{
+	size_t t = thread_id();
+	if (t < p)
+		msm_ones_partial(partial, one_bits, bases, n, p, t);
+}
+
+template <class E>
+static __global__ void __launch_bounds__(MSM_GATHER_THREADS)
+k_gather(ec_xyzz<E> *out, const ec_xyzz<E> *segs, const ec_xyzz<E> *ones, unsigned k,
+	 unsigned nseg)
+{
+	unsigned w = blockIdx.x * blockDim.x + threadIdx.x;
+	if (w < k)
+		msm_gather(out, segs, ones, nseg, w);
+}
+
+/* Pairwise folds of `count` rows of `len` (a power of two) points. */
+template <class E>
+static void fold_rows(ec_xyzz<E> *rows, unsigned count, unsigned len, cudaStream_t stream)
+{
+	for (unsigned half = len / 2; half >= 1; half /= 2)
+		k_fold<E><<<grid_for((size_t)count * half), MSM_BLOCK, 0, stream>>>(rows, count,
+									       len, half);
+}
+
+template <class E>
+static cudaError_t msm_run(ec_xyzz<E> *win_host, const ec_affine<E> *bases, const dfr *scalars,
+			   size_t n, size_t cap, unsigned c, void *ws, cudaStream_t stream)
+{
+	typedef ec_xyzz<E> xyzz;
+	ws_layout l = layout_of<E>(n, cap, c);
+	char *base = (char *)ws;
+	uint64_t *canon = (uint64_t *)(base + l.canon);
+	uint32_t *zero_bits = (uint32_t *)(base + l.zero_bits);
+	uint32_t *one_bits = (uint32_t *)(base + l.one_bits);
+	uint32_t *counts = (uint32_t *)(base + l.counts);
+	uint32_t *offs = (uint32_t *)(base + l.offs);
+	uint32_t *sorted = (uint32_t *)(base + l.sorted);
+	xyzz *buckets = (xyzz *)(base + l.buckets);
+	xyzz *segs = (xyzz *)(base + l.segs);
+	xyzz *ones = (xyzz *)(base + l.ones);
+	xyzz *first = (xyzz *)(base + l.first);
+	xyzz *first2 = (xyzz *)(base + l.first2);
+	xyzz *last = (xyzz *)(base + l.last);
+	uint32_t *keys = (uint32_t *)(base + l.keys);
+	cudaError_t e;
+
+	e = cudaMemsetAsync(counts, 0, (size_t)l.k * l.nb * sizeof(uint32_t), stream);
+	if (e != cudaSuccess)
+		return e;
+	if (n) {
+		k_prepare<<<grid_for(n), MSM_BLOCK, 0, stream>>>(canon, zero_bits, one_bits,
+								 scalars, n);
+		k_histogram<<<grid_for(n), MSM_BLOCK, 0, stream>>>(counts, canon, zero_bits,
+								   one_bits, n, c, l.k, l.nb);
+	}
+	k_scan<<<l.k, MSM_SCAN_THREADS, 0, stream>>>(counts, offs, l.nb);
+	if (n)
+		k_scatter<<<grid_for(n), MSM_BLOCK, 0, stream>>>(sorted, counts, canon, zero_bits,
+								 one_bits, n, cap, c, l.k, l.nb);
+	size_t chunks = (size_t)l.k * l.nc;
+	k_acc_chunk<E><<<grid_for(chunks), MSM_BLOCK, 0, stream>>>(
+		buckets, first, last, keys, sorted, offs, bases, cap, l.k, l.nb, l.nc, l.ch);
+	for (size_t d = 1; d < l.nc; d *= 2) {
+		k_seg_step<E><<<grid_for(chunks), MSM_BLOCK, 0, stream>>>(first2, first, keys, l.k,
+									  l.nc, d);
+		xyzz *t = first;
+		first = first2;
+		first2 = t;
+	}
+	k_bucket_finish<E><<<grid_for((size_t)l.k * l.nb), MSM_BLOCK, 0, stream>>>(
+		buckets, last, first, offs, l.k, l.nb, l.nc, l.ch);
+	k_reduce<E><<<grid_for((size_t)l.k * l.nseg), MSM_BLOCK, 0, stream>>>(segs, buckets, l.k,
+									      l.nb, l.nseg);
+	fold_rows(segs, l.k, l.nseg, stream);
+	if (n) {
+		k_ones<E><<<grid_for(l.nones), MSM_BLOCK, 0, stream>>>(ones, one_bits, bases, n,
+								       l.nones);
+		fold_rows(ones, 1, l.nones, stream);
+	} else {
+		/* A zeroed XYZZ point has ZZ = 0: infinity. */
+		e = cudaMemsetAsync(ones, 0, sizeof(xyzz), stream);
+		if (e != cudaSuccess)
+			return e;
+	}
+	/* The bucket array is free by now: reuse its head for the K sums. */
+	k_gather<E><<<1, MSM_GATHER_THREADS, 0, stream>>>(buckets, segs, ones, l.k, l.nseg);
+	e = cudaGetLastError();
+	if (e != cudaSuccess)
+		return e;
+	e = cudaMemcpyAsync(win_host, buckets, (size_t)l.k * sizeof(xyzz), cudaMemcpyDeviceToHost,
+			    stream);
+	if (e != cudaSuccess)
+		return e;
+	return cudaStreamSynchronize(stream);
+}
+
+#endif
