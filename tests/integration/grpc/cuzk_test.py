@@ -50,7 +50,6 @@ def main():
     ap.add_argument("--token-file", required=True)
     ap.add_argument("--out-dir", required=True)      # proofs written for run.sh to verify
     ap.add_argument("--max-message", type=int, required=True)
-    ap.add_argument("--window", required=True)       # WindowPoSt sector proofs, comma-separated
     ap.add_argument("--snap", required=True)         # a SnapDeals PartitionProof (bincode)
     ap.add_argument("--snap-comms", required=True)   # comm_r_old,comm_d_new,comm_r_new (hex)
     ap.add_argument("--figures", action="store_true")  # also time gRPC against framed calls
@@ -105,7 +104,6 @@ def main():
                                      miner_id=1000, randomness=rnd)
 
     figures = {}
-    window = [open(f, "rb").read() for f in a.window.split(",")]
     snap = open(a.snap, "rb").read()
     r_old, d_new, r_new = (bytes.fromhex(h) for h in a.snap_comms.split(","))
 
@@ -142,37 +140,21 @@ def main():
           st.pinned_memory_limit_bytes > 0, str(st))
     done0 = st.total_proofs_completed
 
-    # --- Prove: a PoRep C2 ---------------------------------------------------
-    t0 = time.monotonic()
-    r = Prove(pb.ProveRequest(submit=porep("porep-1000-5")), metadata=good, timeout=300).result
-    grpc_s = time.monotonic() - t0
-    check("Prove of a 2 KiB PoRep C1 (Curio's wrapper) completes",
-          r.status == pb.AwaitProofResponse.COMPLETED, "%s %s" % (r.status, r.error_message))
-    check("its proof is one 192-byte partition proof", len(r.proof) == 192, str(len(r.proof)))
-    check("its timings are filled", r.total_ms > 0 and r.gpu_compute_ms > 0
-          and r.synthesis_ms > 0, str(r))
-    open(os.path.join(a.out_dir, "grpc-c2.bin"), "wb").write(r.proof)
-
-    # --- the other kinds Curio sends --------------------------------------------
-    req = pb.SubmitProofRequest(request_id="wdpost-1000-0", proof_kind=pb.WINDOW_POST_PARTITION,
-                                sector_size=2048, registered_proof=5, priority=pb.HIGH,
-                                vanilla_proofs=window, miner_id=1000, randomness=rnd,
-                                partition_index=0)
-    r = Prove(pb.ProveRequest(submit=req), metadata=good, timeout=300).result
-    check("Prove of a WindowPoSt partition completes",
+    # --- Prove, with its timings ------------------------------------------------
+    # A WinningPoSt: the shortest proof. Curio's other kinds (PoRep in its
+    # wrapper, SnapDeals, WindowPoSt partitions) are proved and verified by
+    # the grpc-go client of integration_grpc_curio; here they are refused.
+    r = Prove(pb.ProveRequest(submit=winpost("winpost-1000-5")), metadata=good,
+              timeout=300).result
+    check("Prove of a WinningPoSt completes with one 192-byte proof",
           r.status == pb.AwaitProofResponse.COMPLETED and len(r.proof) == 192,
           "%s %s" % (r.status, r.error_message))
-    open(os.path.join(a.out_dir, "grpc-window.bin"), "wb").write(r.proof)
-    req = pb.SubmitProofRequest(request_id="snap-1000-5", proof_kind=pb.SNAP_DEALS_UPDATE,
+    check("its timings are filled", r.total_ms > 0 and r.gpu_compute_ms > 0
+          and r.synthesis_ms > 0, str(r))
+    req = pb.SubmitProofRequest(request_id="snap-1000-5-other", proof_kind=pb.SNAP_DEALS_UPDATE,
                                 sector_size=2048, registered_proof=0, priority=pb.NORMAL,
                                 vanilla_proofs=[snap], sector_number=5, miner_id=1000,
                                 comm_r_old=r_old, comm_r_new=r_new, comm_d_new=d_new)
-    r = Prove(pb.ProveRequest(submit=req), metadata=good, timeout=300).result
-    check("Prove of a SnapDeals update completes",
-          r.status == pb.AwaitProofResponse.COMPLETED and len(r.proof) == 192,
-          "%s %s" % (r.status, r.error_message))
-    open(os.path.join(a.out_dir, "grpc-snap.bin"), "wb").write(r.proof)
-    req.request_id = "snap-1000-5-other"
     req.comm_r_new = bytes(32)
     r = Prove(pb.ProveRequest(submit=req), metadata=good, timeout=300).result
     check("a SnapDeals update with another comm_r_new ends FAILED, naming why",
@@ -348,7 +330,6 @@ def main():
         open(os.path.join(a.out_dir, "grpc-winning.bin"), "wb").write(
             next(r[4] for r in proves if r[1] == rid))
     figures["load_200_calls_seconds"] = round(load_s, 2)
-    figures["porep_2k_grpc_prove_seconds"] = round(grpc_s, 2)
     if a.figures:
         latency(a, Prove, Status, winpost, good, figures)
     print("figures " + json.dumps(figures), flush=True)

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The cuzk.v1 gRPC service (grpc.listen) of a real zkpd, called as Curio
 # calls it: cuzk_test.py (Debian's python3-grpcio, stubs generated from our
-# proto/cuzk/v1/proving.proto) proves a 2 KiB PoRep C1 in Curio's wrapper,
-# a SnapDeals update, a WindowPoSt partition and WinningPoSts (INSECURE
-# development keys, scripts/dev-key), checks
+# proto/cuzk/v1/proving.proto) proves WinningPoSts (INSECURE development
+# keys, scripts/dev-key; the other kinds are proved and verified through
+# gRPC by integration_grpc_curio), refuses a bad C1, SnapDeals update and
+# WinningPoSt with the engine's reasons, checks
 # request_id idempotency, Await timeouts, Cancel, deadlines, Preload/Evict,
 # Status and Metrics, bearer tokens and an oversize message, then runs 200
 # concurrent gRPC calls beside framed clients; with ZKPD_GRPC_FIGURES=1 it
@@ -39,14 +40,9 @@ expect 0 "seal a 2 KiB sector (its C1)" "$zkp" porep seal --sector-size 2KiB --r
 	--mode interactive -o c1.json
 expect 0 "a WinningPoSt vanilla proof" "$zkp" post dev-vanilla --proof-type 0 --random 3 \
 	--prover-id "$prover" --ticket "$ticket" --sector-ids 24 --randomness "$rnd" -o winning
-expect 0 "a WindowPoSt partition's vanilla proofs" "$zkp" post dev-vanilla --proof-type 5 \
-	--random 3 --prover-id "$prover" --ticket "$ticket" --sector-ids 21,22 --randomness "$rnd" \
-	-o window
 expect 0 "a SnapDeals update's vanilla proof" "$zkp" snap dev-update --sector-size 2KiB \
 	--random 5 --prover-id "$prover" --sector-id 5 --ticket "$ticket" --data-seed 6 -o up
 field() { sed -n "s/.*\"$1\": \"\([0-9a-f]*\)\".*/\1/p" up/public.json; }
-snap_pub=(--sector-size 2KiB --comm-r-old "$(field comm_r_old)" --comm-d-new "$(field comm_d_new)"
-	--comm-r-new "$(field comm_r_new)")
 
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >token
 chmod 600 token
@@ -83,8 +79,7 @@ rc=0
 timeout 900 "$py" "$src/tests/integration/grpc/cuzk_test.py" --target "unix:$grpc_sock" \
 	--gen-dir gen --token "$(cat token)" --c1 c1.json --winning winning/sector-24.bin \
 	--randomness "$rnd" --zkpctl "$zkpctl" --framed "unix:$sock" --token-file token \
-	--out-dir . --max-message $((4 << 20)) --window window/sector-21.bin,window/sector-22.bin \
-	--snap up/partition-0.bin \
+	--out-dir . --max-message $((4 << 20)) --snap up/partition-0.bin \
 	--snap-comms "$(field comm_r_old),$(field comm_d_new),$(field comm_r_new)" \
 	$([ "${ZKPD_GRPC_FIGURES:-0}" = 1 ] && echo --figures) | tee py.txt ||
 	rc=$?
@@ -93,10 +88,6 @@ failed=$((failed + $(grep -c '^FAIL - ' py.txt || true)))
 [ "$rc" -eq 0 ] || [ "$(grep -c '^FAIL - ' py.txt || true)" -gt 0 ] ||
 	bad "cuzk_test.py ran to its end" "exit $rc"
 
-vk=$dir_porep_2k/porep-2k.INSECURE-DEV.vk
-expect 0 "zkp porep verify accepts the gRPC PoRep proof" "$zkp" porep verify --vk "$vk" \
-	--c1 c1.json --proof grpc-c2.bin --prover-id "$prover" --sector-id 5
-check "zkp porep verify says valid" "$(said)" grep -qx valid out.txt
 expect 0 "the framed client proves the same WinningPoSt with public inputs" "${ctl[@]}" post \
 	post-winning-2k --proof-type 0 --randomness "$rnd" --out framed.bin --public-json win.json \
 	winning/sector-24.bin
@@ -104,16 +95,6 @@ expect 0 "zkp verify accepts the gRPC WinningPoSt proof for those inputs" "$zkp"
 	--vk "$dir_post_winning_2k/post-winning-2k.INSECURE-DEV.vk" --proof grpc-winning.bin \
 	--public win.json
 check "zkp verify says valid" "$(said)" grep -qx valid out.txt
-expect 0 "the framed client proves the WindowPoSt partition with public inputs" "${ctl[@]}" \
-	post post-window-2k --proof-type 5 --randomness "$rnd" --out framed-window.bin \
-	--public-json window.json window/sector-21.bin window/sector-22.bin
-expect 0 "zkp verify accepts the gRPC WindowPoSt proof for those inputs" "$zkp" verify \
-	--vk "$dir_post_window_2k/post-window-2k.INSECURE-DEV.vk" --proof grpc-window.bin \
-	--public window.json
-check "zkp verify says valid" "$(said)" grep -qx valid out.txt
-expect 0 "zkp snap verify accepts the gRPC SnapDeals proof" "$zkp" snap verify "${snap_pub[@]}" \
-	--vk "$dir_snap_2k/snap-2k.INSECURE-DEV.vk" --proof grpc-snap.bin
-check "zkp snap verify says valid" "$(said)" has '^valid' out.txt
 expect 0 "the daemon keeps serving" "${ctl[@]}" health
 stop_zkpd
 check "the gRPC socket is removed at exit" "$(ls "$(dirname "$grpc_sock")")" test ! -e "$grpc_sock"

@@ -1075,6 +1075,11 @@ static void test_msm_skew(const std::vector<size_t> &sizes, const std::vector<un
 			typename G::jac ref;
 			G::msm(&ref, pts.data(), sc.data(), NULL, n);
 			for (unsigned ch : chunks) {
+				/* Chunks of 1 and 3 make every bucket span many
+				 * chunks already at 700 points; at 2048 their scans
+				 * only cost time. */
+				if (ch && ch < 7 && n > 1024)
+					continue;
 				typename G::jac got;
 				grid_msm<G>(&got, pts.data(), sc.data(), n, msm_window(other), ch);
 				check(G::eq(&got, &ref), "skewed msm", it * 4 + ch);
