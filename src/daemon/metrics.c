@@ -2,8 +2,10 @@
  * Prometheus text exposition (format 0.0.4). Built into an open_memstream
  * buffer: a few kilobytes, once per scrape.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "metrics.h"
 #include "zkpd/mem.h"
@@ -161,28 +163,32 @@ char *zkp_metrics_text(zkp_engine *e, const zkp_server_stats *ss)
 		fprintf(f, "zkpd_device_memory_used_bytes{device=\"%s\",kind=\"%s\"} %llu\n",
 			st.devices[i].name, st.devices[i].kind,
 			(unsigned long long)st.devices[i].memory_used_bytes);
-	family(f, "device_memory_limit_bytes", "gauge",
-	       "Device memory zkpd may use on each device with a limit (gpus.device_memory).");
-	for (size_t i = 0; i < st.n_devices; i++)
-		if (st.devices[i].memory_limit)
-			fprintf(f, "zkpd_device_memory_limit_bytes{device=\"%s\"} %llu\n",
-				st.devices[i].name,
-				(unsigned long long)st.devices[i].memory_limit);
-	family(f, "device_memory_reserved_bytes", "gauge",
-	       "Device memory planned for resident keys, matrices and workspaces plus what "
-	       "jobs' buffers hold, on each device with a limit.");
-	for (size_t i = 0; i < st.n_devices; i++)
-		if (st.devices[i].memory_limit)
-			fprintf(f, "zkpd_device_memory_reserved_bytes{device=\"%s\"} %llu\n",
-				st.devices[i].name,
-				(unsigned long long)st.devices[i].memory_reserved);
-	family(f, "device_memory_waits_total", "counter",
-	       "Jobs that waited for device memory before their eval.");
-	for (size_t i = 0; i < st.n_devices; i++)
-		if (st.devices[i].memory_limit)
-			fprintf(f, "zkpd_device_memory_waits_total{device=\"%s\"} %llu\n",
-				st.devices[i].name,
-				(unsigned long long)st.devices[i].memory_waits);
+	/* Device memory admission, on devices with a limit (engine.h). */
+	static const struct {
+		const char *name, *type, *help;
+		size_t off;
+	} devmem[] = {
+		{ "device_memory_limit_bytes", "gauge",
+		  "Device memory zkpd may use on each device with a limit (gpus.device_memory).",
+		  offsetof(zkp_device_info, memory_limit) },
+		{ "device_memory_reserved_bytes", "gauge",
+		  "Device memory planned for resident keys, matrices and workspaces plus what "
+		  "jobs' buffers hold, on each device with a limit.",
+		  offsetof(zkp_device_info, memory_reserved) },
+		{ "device_memory_waits_total", "counter",
+		  "Jobs that waited for device memory before their eval.",
+		  offsetof(zkp_device_info, memory_waits) },
+	};
+	for (size_t k = 0; k < sizeof(devmem) / sizeof(devmem[0]); k++) {
+		family(f, devmem[k].name, devmem[k].type, devmem[k].help);
+		for (size_t i = 0; i < st.n_devices; i++) {
+			uint64_t v;
+			memcpy(&v, (const char *)&st.devices[i] + devmem[k].off, sizeof(v));
+			if (st.devices[i].memory_limit)
+				fprintf(f, "zkpd_%s{device=\"%s\"} %llu\n", devmem[k].name,
+					st.devices[i].name, (unsigned long long)v);
+		}
+	}
 	family(f, "device_cpu_fallbacks_total", "counter",
 	       "Jobs proved on the CPU instead of their device: after a device fault, or "
 	       "refused device memory (gpus.fallback_cpu).");
