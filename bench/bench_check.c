@@ -61,6 +61,7 @@ struct opts {
 	bool g2, perturb;
 	unsigned lo, hi, runs, spots, threads;
 	unsigned windows[8], n_windows; /* --window: forced widths, or one 0 (the backend's) */
+	unsigned passes[8], n_passes;   /* --pass-windows: windows a device pass, or one 0 */
 	bool kinds[CHECK_SC_KINDS];
 	enum zkp_ntt_roots roots;
 	uint64_t seed;
@@ -74,7 +75,8 @@ static void usage(void)
 		"usage: zkpd-bench check msm [--backend cpu|cuda[:N]|corrupt] [--group g1|g2]\n"
 		"                            [--log2 LO[..HI]] [--scalars KIND,...|all] "
 		"[--runs R]\n"
-		"                            [--window C,...] [--seed S] [--threads T] [--perturb]\n"
+		"                            [--window C,...] [--pass-windows K,...] [--seed S]\n"
+		"                            [--threads T] [--perturb]\n"
 		"       zkpd-bench check ntt [--backend cpu|cuda[:N]|corrupt] [--log2 LO[..HI]]\n"
 		"                            [--spots K] [--roots bellman|snarkjs] [--seed S]\n"
 		"                            [--threads T] [--perturb]\n"
@@ -131,7 +133,7 @@ static int backend_open(zkp_backend **ret, zkp_backend **inner, const char *name
 
 static int msm_one(zkp_backend *be, const struct opts *o, const zkp_dbuf *db,
 		   const zkp_dbuf *ds, zkp_fr *sc, const void *q, enum check_scalars kind,
-		   unsigned lg, unsigned window, zkp_pool *pool)
+		   unsigned lg, unsigned window, unsigned pass, zkp_pool *pool)
 {
 	size_t n = (size_t)1 << lg;
 	double t[MAX_RUNS];
@@ -139,8 +141,9 @@ static int msm_one(zkp_backend *be, const struct opts *o, const zkp_dbuf *db,
 	for (unsigned r = 0; r < o->runs; r++) {
 		zkp_g1 r1;
 		zkp_g2 r2;
-		/* a forced window width (0: the backend's choice) */
-		const zkp_msm_opts mo = { ZKP_MSM_AUTO, window, false };
+		/* a forced window width and windows per device pass (0: the
+		 * backend's choice) */
+		const zkp_msm_opts mo = { ZKP_MSM_AUTO, window, false, pass };
 		double t0 = now_ms();
 		int err = o->g2 ? zkp_backend_msm_g2(be, &r2, db, ds, NULL, n, &mo)
 				: zkp_backend_msm_g1(be, &r1, db, ds, NULL, n, &mo);
@@ -165,9 +168,9 @@ static int msm_one(zkp_backend *be, const struct opts *o, const zkp_dbuf *db,
 		 check_scalars_names[kind], lg);
 	verdict(ok, what, o);
 	printf("{\"check\":\"msm\",\"group\":\"%s\",\"backend\":\"%s\",\"scalars\":\"%s\","
-	       "\"log_n\":%u,\"window\":%u,\"runs\":%u,\"median_ms\":%.3f,\"min_ms\":%.3f,"
-	       "\"ok\":%s}\n",
-	       o->g2 ? "g2" : "g1", o->backend, check_scalars_names[kind], lg, window, o->runs,
+	       "\"log_n\":%u,\"window\":%u,\"pass_windows\":%u,\"runs\":%u,\"median_ms\":%.3f,"
+	       "\"min_ms\":%.3f,\"ok\":%s}\n",
+	       o->g2 ? "g2" : "g1", o->backend, check_scalars_names[kind], lg, window, pass, o->runs,
 	       bench_median(t, o->runs), mn, ok ? "true" : "false");
 	fflush(stdout);
 	return 0;
@@ -218,10 +221,11 @@ static int check_msm(zkp_backend *be, const struct opts *o, zkp_pool *pool)
 			goto out;
 		for (unsigned lg = o->lo; lg <= o->hi; lg++)
 			for (unsigned wi = 0; wi < o->n_windows; wi++)
-				if ((err = msm_one(be, o, &db, &ds, sc,
-						   o->g2 ? (void *)&q2 : (void *)&q1, kind, lg,
-						   o->windows[wi], pool)))
-					goto out;
+				for (unsigned pi = 0; pi < o->n_passes; pi++)
+					if ((err = msm_one(be, o, &db, &ds, sc,
+							   o->g2 ? (void *)&q2 : (void *)&q1, kind,
+							   lg, o->windows[wi], o->passes[pi], pool)))
+						goto out;
 	}
 out:
 	zkp_backend_release(be, &db);
@@ -337,22 +341,22 @@ static bool parse_uint(unsigned *ret, const char *s, unsigned lo, unsigned hi)
 	return true;
 }
 
-/* "C[,C...]": up to 8 window widths, each 0 (the backend's choice) or
- * 1..ZKP_MSM_MAX_WINDOW. */
-static bool parse_windows(struct opts *o, const char *s)
+/* "V[,V...]": up to 8 values, each 0 (the backend's choice) or 1..max:
+ * --window's widths (max ZKP_MSM_MAX_WINDOW), --pass-windows' windows a
+ * pass (max 64, the most windows an MSM has). */
+static bool parse_list(unsigned vals[8], unsigned *count, const char *s, unsigned max)
 {
 	char buf[64];
 	if (strlen(s) >= sizeof(buf))
 		return false;
 	strcpy(buf, s);
-	o->n_windows = 0;
+	*count = 0;
 	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (o->n_windows == 8 || !parse_uint(&o->windows[o->n_windows], t, 0,
-						      ZKP_MSM_MAX_WINDOW))
+		if (*count == 8 || !parse_uint(&vals[*count], t, 0, max))
 			return false;
-		o->n_windows++;
+		(*count)++;
 	}
-	return o->n_windows > 0;
+	return *count > 0;
 }
 
 static bool parse_range(struct opts *o, const char *s, unsigned max)
@@ -389,7 +393,7 @@ static bool parse_kinds(struct opts *o, const char *s)
 
 int bench_check_main(int argc, char **argv)
 {
-	struct opts o = { .backend = "cpu", .lo = 10, .hi = 10, .runs = 1, .n_windows = 1, .spots = 8,
+	struct opts o = { .backend = "cpu", .lo = 10, .hi = 10, .runs = 1, .n_windows = 1, .n_passes = 1, .spots = 8,
 			  .threads = zkp_pool_default_threads(), .roots = ZKP_NTT_ROOTS_BELLMAN,
 			  .seed = (uint64_t)bench_now_ns() };
 	o.kinds[CHECK_SC_RANDOM] = true;
@@ -420,7 +424,9 @@ int bench_check_main(int argc, char **argv)
 		} else if (!strcmp(a, "--runs") && !ntt) {
 			good = parse_uint(&o.runs, v, 1, MAX_RUNS);
 		} else if (!strcmp(a, "--window") && !ntt) {
-			good = parse_windows(&o, v);
+			good = parse_list(o.windows, &o.n_windows, v, ZKP_MSM_MAX_WINDOW);
+		} else if (!strcmp(a, "--pass-windows") && !ntt) {
+			good = parse_list(o.passes, &o.n_passes, v, 64);
 		} else if (!strcmp(a, "--spots") && ntt) {
 			good = parse_uint(&o.spots, v, 1, CHECK_NTT_MAX_SPOTS);
 		} else if (!strcmp(a, "--roots") && ntt) {

@@ -46,22 +46,25 @@ cudaError_t ntt_h_pointwise(dfr *a, const dfr *b, const dfr *c, const dfr *scale
 /* ---- MSM (G1 and G2) ---- */
 
 /* Device workspace bytes for n scalars of which at most cap (<= n) are
- * other than 0 and 1, with window c. */
-size_t msm_g1_ws_size(size_t n, size_t cap, unsigned c);
-size_t msm_g2_ws_size(size_t n, size_t cap, unsigned c);
+ * other than 0 and 1, with window c, kb windows a pass (0: the passes of
+ * msm_pass_windows, within MSM_PASS_BYTES). */
+size_t msm_g1_ws_size(size_t n, size_t cap, unsigned c, unsigned kb);
+size_t msm_g2_ws_size(size_t n, size_t cap, unsigned c, unsigned kb);
 
-/* Pippenger over n (< 2^31) scalars (Montgomery Fr) and bases, window c,
- * with the scalars 0 skipped and the scalars 1 summed by batch addition:
- * writes the K = msm_windows(c) window sums to win_host (host memory, K
- * entries, XYZZ; the sum of the ones is inside window 0's) and waits for
- * them. cap: at least the count of scalars other than 0 and 1 (n when
- * not counted); the bucket lists and chunks are sized by it, so a count
- * below the true one overruns them. ws holds msm_g?_ws_size(n, cap, c)
- * bytes, 256-byte aligned. */
-cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, const dfr *scalars, size_t n,
-		       size_t cap, unsigned c, void *ws, cudaStream_t stream);
-cudaError_t msm_g2_run(g2_xyzz *win_host, const g2_affine *bases, const dfr *scalars, size_t n,
-		       size_t cap, unsigned c, void *ws, cudaStream_t stream);
+/* Pippenger over n (< 2^31) scalars (Montgomery Fr, device memory the call
+ * may overwrite: they leave holding their canonical limbs) and bases,
+ * window c, kb windows a pass (0: msm_pass_windows), with the scalars 0
+ * skipped and the scalars 1 summed by batch addition: writes the
+ * K = msm_windows(c) window sums to win_host (host memory, K entries, XYZZ;
+ * the sum of the ones is inside window 0's) and waits for them. cap: at
+ * least the count of scalars other than 0 and 1 (n when not counted); the
+ * bucket lists and chunks are sized by it, so a count below the true one
+ * overruns them. ws holds msm_g?_ws_size(n, cap, c, kb) bytes, 256-byte
+ * aligned. */
+cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, dfr *scalars, size_t n,
+		       size_t cap, unsigned c, unsigned kb, void *ws, cudaStream_t stream);
+cudaError_t msm_g2_run(g2_xyzz *win_host, const g2_affine *bases, dfr *scalars, size_t n,
+		       size_t cap, unsigned c, unsigned kb, void *ws, cudaStream_t stream);
 
 /* ---- evaluation (a = A.w, b = B.w, c = C.w) ---- */
 

@@ -12,9 +12,9 @@
  */
 #include "msm_pippenger.cuh"
 
-size_t msm_g1_ws_size(size_t n, size_t cap, unsigned c)
+size_t msm_g1_ws_size(size_t n, size_t cap, unsigned c, unsigned kb)
 {
-	return layout_of<dfp>(n, cap, c).total;
+	return layout_of<dfp>(n, cap, c, kb).total;
 }
 
 
@@ -27,10 +27,10 @@ k_count_other(uint32_t *count, const dfr *scalars, size_t n)
 		atomicAdd(count, (uint32_t)__popc(v));
 }
 
-cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, const dfr *scalars, size_t n,
-		       size_t cap, unsigned c, void *ws, cudaStream_t stream)
+cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, dfr *scalars, size_t n,
+		       size_t cap, unsigned c, unsigned kb, void *ws, cudaStream_t stream)
 {
-	return msm_run<dfp>(win_host, bases, scalars, n, cap, c, ws, stream);
+	return msm_run<dfp>(win_host, bases, scalars, n, cap, c, kb, ws, stream);
 }
 
 cudaError_t msm_count_other(size_t *ret, const dfr *scalars, size_t n, uint32_t *count,

@@ -1,8 +1,10 @@
 /*
- * Per-thread pieces of the MSM kernels (cuda/msm.cu), written once over the
- * coordinate field E of G1 (dfp) and G2 (dfp2), __host__
+ * Per-thread pieces of the MSM kernels (cuda/msm_pippenger.cuh), written
+ * once over the coordinate field E of G1 (dfp) and G2 (dfp2), __host__
  * __device__ so the host unit test runs every kernel body: the window
- * choice, the signed (Booth) digits of a canonical scalar, the 0/1
+ * choice and the windows a pass (msm_pass_windows: the per-window arrays
+ * of kb windows at a time, within MSM_PASS_BYTES), the signed (Booth)
+ * digits of a canonical scalar, the 0/1
  * classification, the density compaction, the counting sort (histogram,
  * exclusive scan, scatter), bucket sums over fixed-size chunks of the
  * sorted lists with their segmented scan, running sums, pairwise folds and
@@ -213,7 +215,9 @@ ZKP_HD unsigned msm_scalar_class(const uint64_t s[4])
 }
 
 /* Thread i < n: canonical limbs of scalar i and its class (the kernel
- * gathers the classes of a warp into bitmap words with __ballot_sync). */
+ * gathers the classes of a warp into bitmap words with __ballot_sync).
+ * canon may be the scalars themselves: the thread reads its scalar whole
+ * before it writes, and touches no other. */
 ZKP_HD unsigned msm_prepare(uint64_t *canon, const dfr *scalars, size_t i)
 {
 	dfr s = scalars[i];
@@ -237,38 +241,44 @@ ZKP_HD bool msm_skip(const uint32_t *zero_bits, const uint32_t *one_bits, size_t
 	return bit32(zero_bits, i) || bit32(one_bits, i);
 }
 
-/* Thread i < n: counts[w][|d_w| - 1] += 1 for every window with d_w != 0. */
+/* A pass covers windows [w0, w0 + kb): its arrays hold kb rows, row
+ * w - w0 for window w. */
+
+/* Thread i < n: counts[w - w0][|d_w| - 1] += 1 for every window w of the
+ * pass with d_w != 0. */
 ZKP_HD void msm_histogram(uint32_t *counts, const uint64_t *canon, const uint32_t *zero_bits,
-			  const uint32_t *one_bits, size_t i, unsigned c, unsigned k, unsigned nb)
+			  const uint32_t *one_bits, size_t i, unsigned c, unsigned w0, unsigned kb,
+			  unsigned nb)
 {
 	if (msm_skip(zero_bits, one_bits, i))
 		return;
 	const uint64_t *s = canon + 4 * i;
-	for (unsigned w = 0; w < k; w++) {
-		int32_t d = booth_digit(s, w, c);
+	for (unsigned r = 0; r < kb; r++) {
+		int32_t d = booth_digit(s, w0 + r, c);
 		if (d)
-			msm_fetch_inc(&counts[(size_t)w * nb + (uint32_t)(d < 0 ? -d : d) - 1]);
+			msm_fetch_inc(&counts[(size_t)r * nb + (uint32_t)(d < 0 ? -d : d) - 1]);
 	}
 }
 
-/* Thread i < n: entry i | sign at the cursor of its bucket in each window.
- * sorted holds k lists of cap entries each, cap at least the count of
- * scalars other than 0 and 1 (only those have entries: a list is never
- * longer), so a witness's MSM keeps lists of its few others, not of n. */
+/* Thread i < n: entry i | sign at the cursor of its bucket in each window
+ * of the pass. sorted holds kb lists of cap entries each, cap at least the
+ * count of scalars other than 0 and 1 (only those have entries: a list is
+ * never longer), so a witness's MSM keeps lists of its few others, not of
+ * n. */
 ZKP_HD void msm_scatter(uint32_t *sorted, uint32_t *cursor, const uint64_t *canon,
 			const uint32_t *zero_bits, const uint32_t *one_bits, size_t i, size_t cap,
-			unsigned c, unsigned k, unsigned nb)
+			unsigned c, unsigned w0, unsigned kb, unsigned nb)
 {
 	if (msm_skip(zero_bits, one_bits, i))
 		return;
 	const uint64_t *s = canon + 4 * i;
-	for (unsigned w = 0; w < k; w++) {
-		int32_t d = booth_digit(s, w, c);
+	for (unsigned r = 0; r < kb; r++) {
+		int32_t d = booth_digit(s, w0 + r, c);
 		if (!d)
 			continue;
 		uint32_t b = (uint32_t)(d < 0 ? -d : d) - 1;
-		uint32_t pos = msm_fetch_inc(&cursor[(size_t)w * nb + b]);
-		sorted[(size_t)w * cap + pos] = (uint32_t)i | (d < 0 ? MSM_SIGN_BIT : 0u);
+		uint32_t pos = msm_fetch_inc(&cursor[(size_t)r * nb + b]);
+		sorted[(size_t)r * cap + pos] = (uint32_t)i | (d < 0 ? MSM_SIGN_BIT : 0u);
 	}
 }
 
@@ -311,6 +321,51 @@ ZKP_HD unsigned msm_chunk(size_t n, unsigned k)
 ZKP_HD size_t msm_chunks(size_t n, unsigned ch)
 {
 	return n ? (n + ch - 1) / ch : 1;
+}
+
+/* Buckets per thread in the running-sum pass, and segments per window. */
+#define MSM_SEG 32
+
+ZKP_HD unsigned msm_segs(unsigned nb)
+{
+	return nb > MSM_SEG ? nb / MSM_SEG : 1;
+}
+
+/* ---- window passes ----
+ *
+ * The windows' lists, counts, buckets and chunk sums need not exist for all
+ * K windows at once: the MSM runs the windows in passes of kb, each pass
+ * sorting, accumulating and reducing its windows in arrays of kb rows. A
+ * pass holds at most MSM_PASS_BYTES (unless one window alone needs more);
+ * each pass past the first reads the canonical scalars twice more (its
+ * histogram and scatter), about 8 GiB at 2^27, some milliseconds of the
+ * MSM's several hundred. At 2^27 random scalars, window 20: 4 passes of 4
+ * windows, 3.5 GiB where all 13 at once took 11.5 GiB. */
+#define MSM_PASS_BYTES ((size_t)4 << 30)
+
+/* The bytes of a pass of kb windows (width c) over lists of cap entries,
+ * XYZZ points of xyzz bytes, without alignment: what msm_pass_windows
+ * weighs. */
+ZKP_HD size_t msm_pass_bytes(size_t cap, unsigned c, unsigned kb, size_t xyzz)
+{
+	size_t nb = (size_t)1 << (c - 1);
+	size_t nc = msm_chunks(cap, msm_chunk(cap, kb));
+	size_t row = 4 * nb + 4 * (nb + 1) + 4 * cap + xyzz * (nb + msm_segs((unsigned)nb)) +
+		     (3 * xyzz + 4) * nc;
+	return kb * row;
+}
+
+/* Windows per pass: kb = ceil(K / p) for the fewest passes p whose pass
+ * fits MSM_PASS_BYTES; 1 when none does. */
+ZKP_HD unsigned msm_pass_windows(size_t cap, unsigned c, size_t xyzz)
+{
+	unsigned k = msm_windows(c);
+	for (unsigned p = 1; p < k; p++) {
+		unsigned kb = (k + p - 1) / p;
+		if (msm_pass_bytes(cap, c, kb, xyzz) <= MSM_PASS_BYTES)
+			return kb;
+	}
+	return 1;
 }
 
 /* The bucket b in [lo, nb) with off[b] <= e < off[b + 1], for an entry e
@@ -477,18 +532,19 @@ ZKP_HD void msm_ones_partial(ec_xyzz<E> *partial, const uint32_t *one_bits,
 	partial[t] = acc;
 }
 
-/* Thread w < k: the sum of window w, segment 0 of its row; window 0 (weight
- * 2^0) also takes the sum of the ones. */
+/* Thread r < kb of the pass from window w0: out[r] = the sum of window
+ * w0 + r, segment 0 of its row; window 0 (weight 2^0) also takes the sum
+ * of the ones. */
 template <class E>
 ZKP_HD void msm_gather(ec_xyzz<E> *out, const ec_xyzz<E> *segs, const ec_xyzz<E> *ones,
-		       unsigned nseg, unsigned w)
+		       unsigned nseg, unsigned w0, unsigned r)
 {
-	ec_xyzz<E> s = segs[(size_t)w * nseg];
-	if (w == 0) {
+	ec_xyzz<E> s = segs[(size_t)r * nseg];
+	if (w0 + r == 0) {
 		ec_xyzz<E> o = ones[0];
 		xyzz_add(&s, &s, &o);
 	}
-	out[w] = s;
+	out[r] = s;
 }
 
 #endif

@@ -4,15 +4,14 @@
  */
 #include "msm_pippenger.cuh"
 
-size_t msm_g2_ws_size(size_t n, size_t cap, unsigned c)
+size_t msm_g2_ws_size(size_t n, size_t cap, unsigned c, unsigned kb)
 {
-	return layout_of<dfp2>(n, cap, c).total;
+	return layout_of<dfp2>(n, cap, c, kb).total;
 }
 
-
-cudaError_t msm_g2_run(g2_xyzz *win_host, const g2_affine *bases, const dfr *scalars, size_t n,
-		       size_t cap, unsigned c, void *ws, cudaStream_t stream)
+cudaError_t msm_g2_run(g2_xyzz *win_host, const g2_affine *bases, dfr *scalars, size_t n,
+		       size_t cap, unsigned c, unsigned kb, void *ws, cudaStream_t stream)
 {
-	return msm_run<dfp2>(win_host, bases, scalars, n, cap, c, ws, stream);
+	return msm_run<dfp2>(win_host, bases, scalars, n, cap, c, kb, ws, stream);
 }
 

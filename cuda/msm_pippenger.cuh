@@ -6,9 +6,15 @@
  * twice the size of G1 ones and an addition costs three times the Fp
  * multiplications; the flow and the workspace layout are the same.
  *
- * 1. Scalars leave Montgomery form (one multiplication by 1 each) and are
- *    classified as 0, 1 or other; a warp's classes become one 32-bit word
- *    of the zeros bitmap and one of the ones bitmap (__ballot_sync).
+ * 1. Scalars leave Montgomery form (one multiplication by 1 each) in
+ *    place: the caller hands over a copy it owns (the shim's compacted or
+ *    copied scalars), whose 32 bytes per scalar take the canonical limbs.
+ *    Each is classified as 0, 1 or other; a warp's classes become one
+ *    32-bit word of the zeros bitmap and one of the ones bitmap
+ *    (__ballot_sync).
+ * 2-4 run in passes of kb windows (msm_pass_windows: a pass's arrays
+ *    within MSM_PASS_BYTES), every per-window array holding kb rows; each
+ *    pass's gather writes its windows' sums into the K of the workspace.
  * 2. Counting sort per window over the "other" scalars only: a histogram of
  *    bucket indices |d_w| over all (scalar, window) pairs, an exclusive
  *    scan per window, and a scatter of point index | sign into one list per
@@ -30,12 +36,13 @@
  *    B_b and tot += run give tot = sum (b - lo + 1) B_b, so the segment's
  *    share of sum_b b B_b is tot + lo run (lo run by double-and-add). The
  *    segment results of a window are then summed pairwise in log2 steps.
- * 5. Batch addition of the ones, independent of 2-4: P threads (a power of
+ * 5. Batch addition of the ones, before the passes: P threads (a power of
  *    two, up to 2^16) each sum the bases of the set bits in a contiguous
  *    range of ones-bitmap words with mixed additions; the P partials are
  *    folded pairwise in log2 P launches (no atomics). The result is added
- *    to window 0's sum on the device, before the window sums leave: window
- *    0 has weight 2^0, so the host's Horner step needs no change.
+ *    to window 0's sum on the device by the first pass's gather, before the
+ *    window sums leave: window 0 has weight 2^0, so the host's Horner step
+ *    needs no change.
  * 6. The K window sums go back to the host, which combines them (Horner,
  *    c doublings per window) with the C ec layer.
  *
@@ -47,10 +54,11 @@
  * workspace is sized), not from n: on witness-like scalars n would pick a
  * window too wide for the few that reach the buckets. The chunk pass adds
  * about 3 K (m / ch) points of workspace and, for buckets that span chunks,
- * up to log2(m / ch) additions per chunk in the scan. Workspace: 32 n of
- * canonical scalars and n / 4 of bitmaps, 4 K m of lists, K 2^(c-1)
- * buckets and the chunks' 3 K m / ch points: at most what n random
- * scalars need, which is what device memory admission plans for.
+ * up to log2(m / ch) additions per chunk in the scan. Workspace: the
+ * lists (4 m a window), buckets (2^(c-1) points a window) and chunk sums
+ * (3 m / ch points a window) of the kb windows of one pass, and n / 4 of
+ * bitmaps: at most what n random scalars need, which is what device memory
+ * admission plans for. The scalars' 32 n are the caller's.
  */
 #ifndef ZKPD_CUDA_MSM_PIPPENGER_CUH
 #define ZKPD_CUDA_MSM_PIPPENGER_CUH
@@ -76,13 +84,11 @@
 #else
 #define MSM_POINT_BOUNDS __launch_bounds__(MSM_BLOCK)
 #endif
-/* Buckets per thread in the running-sum pass. */
-#define MSM_SEG 32
-
 struct ws_layout {
-	size_t canon, zero_bits, one_bits, counts, offs, sorted, buckets, segs, ones;
+	size_t zero_bits, one_bits, counts, offs, sorted, buckets, segs, ones, win;
 	size_t first, first2, last, keys, total;
 	unsigned k, nb, nseg; /* windows, buckets and segments per window */
+	unsigned kb;          /* windows per pass */
 	unsigned nones;       /* partial sums of the batch addition */
 	unsigned ch;          /* entries per chunk of the accumulation */
 	size_t nc;            /* chunks per window */
@@ -94,45 +100,47 @@ static size_t align256(size_t v)
 }
 
 /* n scalars, cap of them at most other than 0 and 1 (the sorted lists' and
- * the chunks' size), window c. */
-template <class E> static ws_layout layout_of(size_t n, size_t cap, unsigned c)
+ * the chunks' size), window c, kb windows a pass (0: msm_pass_windows).
+ * The per-window arrays have kb rows; win holds all K window sums. */
+template <class E> static ws_layout layout_of(size_t n, size_t cap, unsigned c, unsigned kb)
 {
 	typedef ec_xyzz<E> xyzz;
 	ws_layout l;
 	size_t words = (n + 31) / 32;
 	l.k = msm_windows(c);
+	l.kb = kb ? (kb < l.k ? kb : l.k) : msm_pass_windows(cap, c, sizeof(xyzz));
 	l.nb = 1u << (c - 1);
-	l.nseg = l.nb > MSM_SEG ? l.nb / MSM_SEG : 1;
+	l.nseg = msm_segs(l.nb);
 	l.nones = msm_ones_threads(n);
-	l.ch = msm_chunk(cap, l.k);
+	l.ch = msm_chunk(cap, l.kb);
 	l.nc = msm_chunks(cap, l.ch);
-	size_t off = 0;
-	l.canon = off;
-	off += align256(n * 4 * sizeof(uint64_t));
+	size_t off = 0, rows = l.kb;
 	l.zero_bits = off;
 	off += align256(words * sizeof(uint32_t));
 	l.one_bits = off;
 	off += align256(words * sizeof(uint32_t));
 	l.counts = off;
-	off += align256((size_t)l.k * l.nb * sizeof(uint32_t));
+	off += align256(rows * l.nb * sizeof(uint32_t));
 	l.offs = off;
-	off += align256((size_t)l.k * (l.nb + 1) * sizeof(uint32_t));
+	off += align256(rows * (l.nb + 1) * sizeof(uint32_t));
 	l.sorted = off;
-	off += align256((size_t)l.k * cap * sizeof(uint32_t));
+	off += align256(rows * cap * sizeof(uint32_t));
 	l.buckets = off;
-	off += align256((size_t)l.k * l.nb * sizeof(xyzz));
+	off += align256(rows * l.nb * sizeof(xyzz));
 	l.segs = off;
-	off += align256((size_t)l.k * l.nseg * sizeof(xyzz));
+	off += align256(rows * l.nseg * sizeof(xyzz));
 	l.ones = off;
 	off += align256((size_t)l.nones * sizeof(xyzz));
+	l.win = off;
+	off += align256((size_t)l.k * sizeof(xyzz));
 	l.first = off;
-	off += align256((size_t)l.k * l.nc * sizeof(xyzz));
+	off += align256(rows * l.nc * sizeof(xyzz));
 	l.first2 = off;
-	off += align256((size_t)l.k * l.nc * sizeof(xyzz));
+	off += align256(rows * l.nc * sizeof(xyzz));
 	l.last = off;
-	off += align256((size_t)l.k * l.nc * sizeof(xyzz));
+	off += align256(rows * l.nc * sizeof(xyzz));
 	l.keys = off;
-	off += align256((size_t)l.k * l.nc * sizeof(uint32_t));
+	off += align256(rows * l.nc * sizeof(uint32_t));
 	l.total = off;
 	return l;
 }
@@ -164,11 +172,11 @@ k_prepare(uint64_t *canon, uint32_t *zero_bits, uint32_t *one_bits, const dfr *s
 
 static __global__ void __launch_bounds__(MSM_BLOCK)
 k_histogram(uint32_t *counts, const uint64_t *canon, const uint32_t *zero_bits,
-	    const uint32_t *one_bits, size_t n, unsigned c, unsigned k, unsigned nb)
+	    const uint32_t *one_bits, size_t n, unsigned c, unsigned w0, unsigned kb, unsigned nb)
 {
 	size_t i = thread_id();
 	if (i < n)
-		msm_histogram(counts, canon, zero_bits, one_bits, i, c, k, nb);
+		msm_histogram(counts, canon, zero_bits, one_bits, i, c, w0, kb, nb);
 }
 
 /* One block of MSM_SCAN_THREADS per segment of len counts (msm.cuh). */
@@ -191,11 +199,12 @@ k_scan(uint32_t *counts, uint32_t *offs, size_t len)
 
 static __global__ void __launch_bounds__(MSM_BLOCK)
 k_scatter(uint32_t *sorted, uint32_t *cursor, const uint64_t *canon, const uint32_t *zero_bits,
-	  const uint32_t *one_bits, size_t n, size_t cap, unsigned c, unsigned k, unsigned nb)
+	  const uint32_t *one_bits, size_t n, size_t cap, unsigned c, unsigned w0, unsigned kb,
+	  unsigned nb)
 {
 	size_t i = thread_id();
 	if (i < n)
-		msm_scatter(sorted, cursor, canon, zero_bits, one_bits, i, cap, c, k, nb);
+		msm_scatter(sorted, cursor, canon, zero_bits, one_bits, i, cap, c, w0, kb, nb);
 }
 
 template <class E>
@@ -259,12 +268,12 @@ k_ones(ec_xyzz<E> *partial, const uint32_t *one_bits, const ec_affine<E> *bases,
 
 template <class E>
 static __global__ void __launch_bounds__(MSM_GATHER_THREADS)
-k_gather(ec_xyzz<E> *out, const ec_xyzz<E> *segs, const ec_xyzz<E> *ones, unsigned k,
-	 unsigned nseg)
+k_gather(ec_xyzz<E> *out, const ec_xyzz<E> *segs, const ec_xyzz<E> *ones, unsigned nseg,
+	 unsigned w0, unsigned kb)
 {
-	unsigned w = blockIdx.x * blockDim.x + threadIdx.x;
-	if (w < k)
-		msm_gather(out, segs, ones, nseg, w);
+	unsigned r = blockIdx.x * blockDim.x + threadIdx.x;
+	if (r < kb)
+		msm_gather(out, segs, ones, nseg, w0, r);
 }
 
 /* Pairwise folds of `count` rows of `len` (a power of two) points. */
@@ -277,13 +286,15 @@ static void fold_rows(ec_xyzz<E> *rows, unsigned count, unsigned len, cudaStream
 }
 
 template <class E>
-static cudaError_t msm_run(ec_xyzz<E> *win_host, const ec_affine<E> *bases, const dfr *scalars,
-			   size_t n, size_t cap, unsigned c, void *ws, cudaStream_t stream)
+static cudaError_t msm_run(ec_xyzz<E> *win_host, const ec_affine<E> *bases, dfr *scalars,
+			   size_t n, size_t cap, unsigned c, unsigned kb, void *ws,
+			   cudaStream_t stream)
 {
 	typedef ec_xyzz<E> xyzz;
-	ws_layout l = layout_of<E>(n, cap, c);
+	ws_layout l = layout_of<E>(n, cap, c, kb);
 	char *base = (char *)ws;
-	uint64_t *canon = (uint64_t *)(base + l.canon);
+	/* The scalars' canonical limbs take their place (same size). */
+	uint64_t *canon = (uint64_t *)scalars;
 	uint32_t *zero_bits = (uint32_t *)(base + l.zero_bits);
 	uint32_t *one_bits = (uint32_t *)(base + l.one_bits);
 	uint32_t *counts = (uint32_t *)(base + l.counts);
@@ -292,41 +303,16 @@ static cudaError_t msm_run(ec_xyzz<E> *win_host, const ec_affine<E> *bases, cons
 	xyzz *buckets = (xyzz *)(base + l.buckets);
 	xyzz *segs = (xyzz *)(base + l.segs);
 	xyzz *ones = (xyzz *)(base + l.ones);
+	xyzz *win = (xyzz *)(base + l.win);
 	xyzz *first = (xyzz *)(base + l.first);
 	xyzz *first2 = (xyzz *)(base + l.first2);
 	xyzz *last = (xyzz *)(base + l.last);
 	uint32_t *keys = (uint32_t *)(base + l.keys);
 	cudaError_t e;
 
-	e = cudaMemsetAsync(counts, 0, (size_t)l.k * l.nb * sizeof(uint32_t), stream);
-	if (e != cudaSuccess)
-		return e;
 	if (n) {
 		k_prepare<<<grid_for(n), MSM_BLOCK, 0, stream>>>(canon, zero_bits, one_bits,
 								 scalars, n);
-		k_histogram<<<grid_for(n), MSM_BLOCK, 0, stream>>>(counts, canon, zero_bits,
-								   one_bits, n, c, l.k, l.nb);
-	}
-	k_scan<<<l.k, MSM_SCAN_THREADS, 0, stream>>>(counts, offs, l.nb);
-	if (n)
-		k_scatter<<<grid_for(n), MSM_BLOCK, 0, stream>>>(sorted, counts, canon, zero_bits,
-								 one_bits, n, cap, c, l.k, l.nb);
-	size_t chunks = (size_t)l.k * l.nc;
-	k_acc_chunk<E><<<grid_for(chunks), MSM_BLOCK, 0, stream>>>(
-		buckets, first, last, keys, sorted, offs, bases, cap, l.k, l.nb, l.nc, l.ch);
-	for (size_t d = 1; d < l.nc; d *= 2) {
-		k_seg_step<E><<<grid_for(chunks), MSM_BLOCK, 0, stream>>>(first2, first, keys, l.k,
-									  l.nc, d);
-		xyzz *t = first;
-		first = first2;
-		first2 = t;
-	}
-	k_bucket_finish<E><<<grid_for((size_t)l.k * l.nb), MSM_BLOCK, 0, stream>>>(
-		buckets, last, first, offs, l.k, l.nb, l.nc, l.ch);
-	k_reduce<E><<<grid_for((size_t)l.k * l.nseg), MSM_BLOCK, 0, stream>>>(segs, buckets, l.k,
-									      l.nb, l.nseg);
-	fold_rows(segs, l.k, l.nseg, stream);
-	if (n) {
 		k_ones<E><<<grid_for(l.nones), MSM_BLOCK, 0, stream>>>(ones, one_bits, bases, n,
 								       l.nones);
 		fold_rows(ones, 1, l.nones, stream);
@@ -336,12 +322,41 @@ static cudaError_t msm_run(ec_xyzz<E> *win_host, const ec_affine<E> *bases, cons
 		if (e != cudaSuccess)
 			return e;
 	}
-	/* The bucket array is free by now: reuse its head for the K sums. */
-	k_gather<E><<<1, MSM_GATHER_THREADS, 0, stream>>>(buckets, segs, ones, l.k, l.nseg);
-	e = cudaGetLastError();
-	if (e != cudaSuccess)
-		return e;
-	e = cudaMemcpyAsync(win_host, buckets, (size_t)l.k * sizeof(xyzz), cudaMemcpyDeviceToHost,
+	for (unsigned w0 = 0; w0 < l.k; w0 += l.kb) {
+		unsigned kb = l.k - w0 < l.kb ? l.k - w0 : l.kb;
+		e = cudaMemsetAsync(counts, 0, (size_t)kb * l.nb * sizeof(uint32_t), stream);
+		if (e != cudaSuccess)
+			return e;
+		if (n)
+			k_histogram<<<grid_for(n), MSM_BLOCK, 0, stream>>>(
+				counts, canon, zero_bits, one_bits, n, c, w0, kb, l.nb);
+		k_scan<<<kb, MSM_SCAN_THREADS, 0, stream>>>(counts, offs, l.nb);
+		if (n)
+			k_scatter<<<grid_for(n), MSM_BLOCK, 0, stream>>>(
+				sorted, counts, canon, zero_bits, one_bits, n, cap, c, w0, kb, l.nb);
+		size_t chunks = (size_t)kb * l.nc;
+		xyzz *in = first, *out = first2;
+		k_acc_chunk<E><<<grid_for(chunks), MSM_BLOCK, 0, stream>>>(
+			buckets, in, last, keys, sorted, offs, bases, cap, kb, l.nb, l.nc, l.ch);
+		for (size_t d = 1; d < l.nc; d *= 2) {
+			k_seg_step<E><<<grid_for(chunks), MSM_BLOCK, 0, stream>>>(out, in, keys, kb,
+										  l.nc, d);
+			xyzz *t = in;
+			in = out;
+			out = t;
+		}
+		k_bucket_finish<E><<<grid_for((size_t)kb * l.nb), MSM_BLOCK, 0, stream>>>(
+			buckets, last, in, offs, kb, l.nb, l.nc, l.ch);
+		k_reduce<E><<<grid_for((size_t)kb * l.nseg), MSM_BLOCK, 0, stream>>>(
+			segs, buckets, kb, l.nb, l.nseg);
+		fold_rows(segs, kb, l.nseg, stream);
+		k_gather<E><<<1, MSM_GATHER_THREADS, 0, stream>>>(win + w0, segs, ones, l.nseg, w0,
+								  kb);
+		e = cudaGetLastError();
+		if (e != cudaSuccess)
+			return e;
+	}
+	e = cudaMemcpyAsync(win_host, win, (size_t)l.k * sizeof(xyzz), cudaMemcpyDeviceToHost,
 			    stream);
 	if (e != cudaSuccess)
 		return e;

@@ -27,9 +27,10 @@
  * not yet credited waits for `stream` first. Everything else has finished
  * on `stream` when it returns, and an upload has finished on `xfer`.
  *
- * MSM workspace: the MSMs' device buffers (the compacted scalars and the
- * window counter; the buckets and sort arrays), shared by G1 and G2, are
- * kept between MSMs
+ * MSM workspace: the MSMs' device buffers (ws_small: the MSM's own copy of
+ * its scalars, compacted or copied, which it turns canonical in place, and
+ * the window counter; ws_big: the bitmaps and one window pass's buckets and
+ * sort arrays), shared by G1 and G2, are kept between MSMs
  * (ws_reserve) and grown only when an MSM needs more, so a proof's MSMs
  * neither allocate nor free (cudaFree waits for the whole device) once the
  * largest has run. They stay counted in the tracker's device memory. Any
@@ -739,14 +740,14 @@ struct g1_group {
 	typedef dfp dev;
 	typedef zkp_g1 jac;
 	typedef zkp_g1_affine affine;
-	static size_t ws_size(size_t n, size_t cap, unsigned c)
+	static size_t ws_size(size_t n, size_t cap, unsigned c, unsigned kb)
 	{
-		return msm_g1_ws_size(n, cap, c);
+		return msm_g1_ws_size(n, cap, c, kb);
 	}
-	static cudaError_t run(ec_xyzz<dfp> *win, const void *bases, const dfr *sc, size_t n,
-			       size_t cap, unsigned c, void *ws, cudaStream_t st)
+	static cudaError_t run(ec_xyzz<dfp> *win, const void *bases, dfr *sc, size_t n,
+			       size_t cap, unsigned c, unsigned kb, void *ws, cudaStream_t st)
 	{
-		return msm_g1_run(win, (const g1_affine *)bases, sc, n, cap, c, ws, st);
+		return msm_g1_run(win, (const g1_affine *)bases, sc, n, cap, c, kb, ws, st);
 	}
 	static void set_infinity(jac *r) { zkp_g1_set_infinity(r); }
 	static affine *fb_table() { return zkp_fixed_base_g1_table(); }
@@ -770,14 +771,14 @@ struct g2_group {
 	typedef dfp2 dev;
 	typedef zkp_g2 jac;
 	typedef zkp_g2_affine affine;
-	static size_t ws_size(size_t n, size_t cap, unsigned c)
+	static size_t ws_size(size_t n, size_t cap, unsigned c, unsigned kb)
 	{
-		return msm_g2_ws_size(n, cap, c);
+		return msm_g2_ws_size(n, cap, c, kb);
 	}
-	static cudaError_t run(ec_xyzz<dfp2> *win, const void *bases, const dfr *sc, size_t n,
-			       size_t cap, unsigned c, void *ws, cudaStream_t st)
+	static cudaError_t run(ec_xyzz<dfp2> *win, const void *bases, dfr *sc, size_t n,
+			       size_t cap, unsigned c, unsigned kb, void *ws, cudaStream_t st)
 	{
-		return msm_g2_run(win, (const g2_affine *)bases, sc, n, cap, c, ws, st);
+		return msm_g2_run(win, (const g2_affine *)bases, sc, n, cap, c, kb, ws, st);
 	}
 	static void set_infinity(jac *r) { zkp_g2_set_infinity(r); }
 	static affine *fb_table() { return zkp_fixed_base_g2_table(); }
@@ -797,12 +798,13 @@ struct g2_group {
 	}
 };
 
-/* One MSM on the device, G1 or G2. A density bitmap is applied on the
- * device (msm_compact): the selected scalars are gathered into a
- * temporary buffer of m entries, then the plain MSM runs over it. The
- * window comes from the count of scalars other than 0 and 1, which alone
- * reach the buckets. The workspaces are kept between MSMs (ws_reserve);
- * ws_lock is held for the whole call. */
+/* One MSM on the device, G1 or G2. The scalars go first into the head of
+ * ws_small, which the MSM owns and overwrites with their canonical limbs:
+ * a density bitmap is applied on the way (msm_compact gathers the m
+ * selected scalars), else they are copied. The window comes from the count
+ * of scalars other than 0 and 1, which alone reach the buckets. The
+ * workspaces are kept between MSMs (ws_reserve); ws_lock is held for the
+ * whole call. */
 template <class G>
 static int cuda_msm(zkp_backend *be, typename G::jac *ret, const zkp_dbuf *bases,
 		    const zkp_dbuf *scalars, const uint64_t *density, size_t n,
@@ -819,31 +821,29 @@ static int cuda_msm(zkp_backend *be, typename G::jac *ret, const zkp_dbuf *bases
 	if ((err = set_device(cb)))
 		return err;
 
-	size_t m = n, m_other = 0, cap = 0;
-	const dfr *sc = (const dfr *)scalars->ptr;
+	size_t m = density ? popcount_prefix(density, n) : n, m_other = 0, cap = 0;
+	dfr *sc = NULL;
 	xyzz win[64];
-	unsigned c = 0;
+	unsigned c = 0, kb = opts ? opts->pass_windows : 0;
 	bool busy = false;
 	pthread_mutex_lock(&cb->ws_lock);
 
-	/* ws_small: the compacted scalars and the compaction's space (with a
-	 * density bitmap), then the counter, each 256-byte aligned. */
-	size_t head = 0, count_off = 0;
-	if (density) {
-		m = popcount_prefix(density, n);
-		head = (m * sizeof(zkp_fr) + 255) & ~(size_t)255;
-		count_off = (head + msm_compact_ws_size(n) + 255) & ~(size_t)255;
-	}
+	/* ws_small: the m scalars, the compaction's space (with a density
+	 * bitmap), then the counter, each 256-byte aligned. */
+	size_t head = (m * sizeof(zkp_fr) + 255) & ~(size_t)255;
+	size_t count_off = density ? (head + msm_compact_ws_size(n) + 255) & ~(size_t)255 : head;
 	if (m == 0)
 		goto out;
 	if ((err = ws_reserve(cb, &cb->ws_small, count_off + 256)) || (err = clear_pending(cb)))
 		goto out;
 	busy = busy_begin(cb);
-	if (density) {
-		char *base = (char *)cb->ws_small.ptr;
-		CUDA_TRY(cb, msm_compact((dfr *)base, sc, density, n, base + head, cb->stream));
-		sc = (const dfr *)base;
-	}
+	sc = (dfr *)cb->ws_small.ptr;
+	if (density)
+		CUDA_TRY(cb, msm_compact(sc, (const dfr *)scalars->ptr, density, n,
+					 (char *)cb->ws_small.ptr + head, cb->stream));
+	else
+		CUDA_TRY(cb, cudaMemcpyAsync(sc, scalars->ptr, m * sizeof(zkp_fr),
+					     cudaMemcpyDeviceToDevice, cb->stream));
 
 	/* The window from the scalars that reach the buckets: 0 and 1 do not. */
 	if (!(opts && opts->window))
@@ -854,10 +854,10 @@ static int cuda_msm(zkp_backend *be, typename G::jac *ret, const zkp_dbuf *bases
 	c = c < 4 ? 4 : c > MSM_MAX_WINDOW ? MSM_MAX_WINDOW : c;
 	/* The bucket lists hold the others only: counted, m_other of them. */
 	cap = opts && opts->window ? m : m_other;
-	if ((err = ws_reserve(cb, &cb->ws_big, G::ws_size(m, cap, c))) ||
+	if ((err = ws_reserve(cb, &cb->ws_big, G::ws_size(m, cap, c, kb))) ||
 	    (err = clear_pending(cb)))
 		goto out;
-	CUDA_TRY(cb, G::run(win, bases->ptr, sc, m, cap, c, cb->ws_big.ptr, cb->stream));
+	CUDA_TRY(cb, G::run(win, bases->ptr, sc, m, cap, c, kb, cb->ws_big.ptr, cb->stream));
 	busy_end(cb, &busy);
 
 	/* Horner over the windows: ret = sum_w 2^(wc) W_w (the ones are in
@@ -1141,11 +1141,13 @@ template <class G> static size_t msm_ws_bound(size_t m)
 {
 	unsigned c = msm_window(m);
 	c = c < 4 ? 4 : c > MSM_MAX_WINDOW ? MSM_MAX_WINDOW : c;
-	return m ? G::ws_size(m, m, c) : 0;
+	return m ? G::ws_size(m, m, c, 0) : 0;
 }
 
 /* get_domain's tables for 2^log_n points (the split of zkp_ntt_domain),
- * and cuda_msm's two workspaces at their largest. */
+ * and cuda_msm's two workspaces at their largest: ws_big for the largest
+ * MSM of either group, ws_small for its scalars (an MSM has at most as
+ * many as its bases) and the compaction of n_all. */
 extern "C" void zkp_backend_cuda_scratch_bytes(unsigned log_n, size_t n_g1, size_t n_g2,
 					       size_t n_all, uint64_t *tables, uint64_t *msm)
 {
@@ -1154,7 +1156,7 @@ extern "C" void zkp_backend_cuda_scratch_bytes(unsigned log_n, size_t n_g1, size
 	size_t lo = (size_t)1 << split, hi = n >> split;
 	*tables = (uint64_t)((n / 2 + 2 * (lo + hi)) * sizeof(zkp_fr));
 	size_t g1 = msm_ws_bound<g1_group>(n_g1), g2 = msm_ws_bound<g2_group>(n_g2);
-	size_t head = round256(n_all * sizeof(zkp_fr));
+	size_t head = round256((n_g1 > n_g2 ? n_g1 : n_g2) * sizeof(zkp_fr));
 	size_t small = round256(head + msm_compact_ws_size(n_all)) + 256;
 	*msm = (uint64_t)((g1 > g2 ? g1 : g2) + small);
 }

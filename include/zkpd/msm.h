@@ -86,9 +86,12 @@ typedef struct {
 	 * (no windows), only the other scalars go through Pippenger. Pays for
 	 * itself when a good share of the scalars is 0 or 1. */
 	bool split;
+	/* Device MSMs only: windows sorted and accumulated in one pass; 0 lets
+	 * the backend keep a pass within its memory budget. For benches. */
+	unsigned pass_windows;
 } zkp_msm_opts;
 
-/* NULL opts everywhere means { ZKP_MSM_AUTO, 0, false }. */
+/* NULL opts everywhere means { ZKP_MSM_AUTO, 0, false, 0 }. */
 
 /* Bytes of workspace that any G1 form below needs for n scalars on a pool
  * of `threads` threads (0 counts as 1) with these options; the same size

@@ -247,8 +247,9 @@ static void fill_scalars(zkp_fr *s, size_t n, enum kind k)
 /* One MSM, G1 (pts zkp_g1_affine) or G2 (zkp_g2_affine), on the device
  * against the CPU backend. With view_off > 0 the device scalars are a view
  * at that many scalars into a larger buffer. */
+/* pass: windows a device pass (0: the backend's). */
 static void msm_case_at(const char *what, bool g2, const void *pts, size_t n, enum kind k,
-			int density_pct, unsigned window, size_t view_off)
+			int density_pct, unsigned window, size_t view_off, unsigned pass)
 {
 	const size_t psize = g2 ? sizeof(zkp_g2_affine) : sizeof(zkp_g1_affine);
 	zkp_fr *s = malloc((n + 1) * sizeof(*s));
@@ -264,7 +265,7 @@ static void msm_case_at(const char *what, bool g2, const void *pts, size_t n, en
 				nb++;
 			}
 	}
-	zkp_msm_opts opts = { ZKP_MSM_AUTO, window, false };
+	zkp_msm_opts opts = { ZKP_MSM_AUTO, window, false, pass };
 	zkp_dbuf cb, cs;
 	zkp_backend_import_host(cpu, &cb, pts, nb * psize);
 	zkp_backend_import_host(cpu, &cs, s, n * sizeof(*s));
@@ -300,6 +301,14 @@ static void msm_case_at(const char *what, bool g2, const void *pts, size_t n, en
 		fprintf(stderr, "  %s\n", e.msg);
 	}
 	check(same, what, n);
+	/* The MSM works on its own copy: the caller's scalars stay as given. */
+	if (n) {
+		zkp_fr *back = malloc(n * sizeof(*back));
+		check(zkp_backend_download(gpu, back, &view, 0, n * sizeof(*back)) == 0 &&
+			      memcmp(back, s, n * sizeof(*back)) == 0,
+		      "the scalars are left as they were", n);
+		free(back);
+	}
 	zkp_backend_release(gpu, &gb);
 	zkp_backend_release(gpu, &gs);
 	zkp_backend_release(cpu, &cb);
@@ -311,7 +320,7 @@ static void msm_case_at(const char *what, bool g2, const void *pts, size_t n, en
 static void msm_case(const char *what, const zkp_g1_affine *pts, size_t n, enum kind k,
 		     int density_pct, unsigned window)
 {
-	msm_case_at(what, false, pts, n, k, density_pct, window, 0);
+	msm_case_at(what, false, pts, n, k, density_pct, window, 0, 0);
 }
 
 static void test_msm(void)
@@ -327,6 +336,8 @@ static void test_msm(void)
 	msm_case("msm 2^16 0/1-heavy", pts, NPTS, ZERO_ONE, -1, 0);
 	msm_case("msm 2^16 zeros", pts, NPTS, ZEROS, -1, 0);
 	msm_case("msm 2^16 odd size", pts, NPTS - 3, RANDOM, -1, 0);
+	msm_case_at("msm 2^16 one window a pass", false, pts, NPTS, RANDOM, -1, 0, 0, 1);
+	msm_case_at("msm 2^16 0/1-heavy, 3 windows a pass", false, pts, NPTS, ZERO_ONE, -1, 0, 0, 3);
 	msm_case("msm density 50%", pts, NPTS, RANDOM, 50, 0);
 	msm_case("msm density 0/1-heavy", pts, NPTS, ZERO_ONE, 80, 0);
 	msm_case("msm density empty", pts, 1000, RANDOM, 0, 0);
@@ -336,9 +347,9 @@ static void test_msm(void)
 	msm_case("msm 2^16 witness-like window 8", pts, NPTS, WITNESS, -1, 8);
 	msm_case("msm density witness-like", pts, NPTS, WITNESS, 60, 0);
 	msm_case("msm density odd size", pts, NPTS - 37, WITNESS, 70, 0);
-	msm_case_at("msm scalars as a view", false, pts, 5000, RANDOM, -1, 0, 77);
-	msm_case_at("msm witness-like view", false, pts, NPTS - 100, WITNESS, -1, 0, 100);
-	msm_case_at("msm density view", false, pts, 3000, WITNESS, 50, 0, 3);
+	msm_case_at("msm scalars as a view", false, pts, 5000, RANDOM, -1, 0, 77, 0);
+	msm_case_at("msm witness-like view", false, pts, NPTS - 100, WITNESS, -1, 0, 100, 0);
+	msm_case_at("msm density view", false, pts, 3000, WITNESS, 50, 0, 3, 0);
 	free(pts);
 }
 
@@ -372,19 +383,20 @@ static zkp_g2_affine *points_g2(size_t n)
 static void test_g2(void)
 {
 	zkp_g2_affine *pts = points_g2(NPTS_G2);
-	msm_case_at("g2 msm n=0", true, pts, 0, RANDOM, -1, 0, 0);
-	msm_case_at("g2 msm n=1", true, pts, 1, RANDOM, -1, 0, 0);
-	msm_case_at("g2 msm n=2", true, pts, 2, RANDOM, -1, 0, 0);
-	msm_case_at("g2 msm 2^10", true, pts, 1024, RANDOM, -1, 0, 0);
-	msm_case_at("g2 msm 2^10 window 4", true, pts, 1024, RANDOM, -1, 4, 0);
-	msm_case_at("g2 msm 2^14", true, pts, NPTS_G2, RANDOM, -1, 0, 0);
-	msm_case_at("g2 msm 2^14 0/1-heavy", true, pts, NPTS_G2, ZERO_ONE, -1, 0, 0);
-	msm_case_at("g2 msm 2^14 zeros", true, pts, NPTS_G2, ZEROS, -1, 0, 0);
-	msm_case_at("g2 msm 2^14 witness-like", true, pts, NPTS_G2, WITNESS, -1, 0, 0);
-	msm_case_at("g2 msm density witness-like", true, pts, NPTS_G2, WITNESS, 25, 0, 0);
-	msm_case_at("g2 msm density odd size", true, pts, NPTS_G2 - 37, WITNESS, 70, 0, 0);
-	msm_case_at("g2 msm density empty", true, pts, 1000, RANDOM, 0, 0, 0);
-	msm_case_at("g2 msm witness-like view", true, pts, 5000, WITNESS, -1, 0, 100);
+	msm_case_at("g2 msm n=0", true, pts, 0, RANDOM, -1, 0, 0, 0);
+	msm_case_at("g2 msm n=1", true, pts, 1, RANDOM, -1, 0, 0, 0);
+	msm_case_at("g2 msm n=2", true, pts, 2, RANDOM, -1, 0, 0, 0);
+	msm_case_at("g2 msm 2^10", true, pts, 1024, RANDOM, -1, 0, 0, 0);
+	msm_case_at("g2 msm 2^10 window 4", true, pts, 1024, RANDOM, -1, 4, 0, 0);
+	msm_case_at("g2 msm 2^14", true, pts, NPTS_G2, RANDOM, -1, 0, 0, 0);
+	msm_case_at("g2 msm 2^14 0/1-heavy", true, pts, NPTS_G2, ZERO_ONE, -1, 0, 0, 0);
+	msm_case_at("g2 msm 2^14, 2 windows a pass", true, pts, NPTS_G2, RANDOM, -1, 0, 0, 2);
+	msm_case_at("g2 msm 2^14 zeros", true, pts, NPTS_G2, ZEROS, -1, 0, 0, 0);
+	msm_case_at("g2 msm 2^14 witness-like", true, pts, NPTS_G2, WITNESS, -1, 0, 0, 0);
+	msm_case_at("g2 msm density witness-like", true, pts, NPTS_G2, WITNESS, 25, 0, 0, 0);
+	msm_case_at("g2 msm density odd size", true, pts, NPTS_G2 - 37, WITNESS, 70, 0, 0, 0);
+	msm_case_at("g2 msm density empty", true, pts, 1000, RANDOM, 0, 0, 0, 0);
+	msm_case_at("g2 msm witness-like view", true, pts, 5000, WITNESS, -1, 0, 100, 0);
 	free(pts);
 }
 

@@ -10,8 +10,10 @@
  * phases between barriers, then threads, one at a time; a warp ballot is
  * the OR of its lanes' bits):
  *  - the exclusive scan against sequential prefix sums;
- *  - the G1 MSM launch sequence of msm_g1_run (0/1 classification, counting
- *    sort, bucket sums over fixed-size chunks with their segmented scan,
+ *  - the G1 MSM launch sequence of msm_g1_run (0/1 classification over a
+ *    copy of the scalars, counting sort, in passes of the device's or of
+ *    1 and 3 windows, bucket sums over fixed-size chunks with their
+ *    segmented scan,
  *    segmented running sums, pairwise folds, batch addition of the ones)
  *    against zkp_msm_g1 on random and on 0/1-heavy scalars, and on skewed
  *    ones (one value for all, a few values or small integers repeated,
@@ -822,46 +824,55 @@ static void test_scan(void)
 
 #define GRID_BLOCK 128 /* MSM_BLOCK of cuda/msm.cu */
 
-/* msm_run's launches in order (cuda/msm.cu), then the shim's Horner step.
- * Workspace sizes as in its layout: the bucket lists and chunks sized by
- * the count of scalars other than 0 and 1 (msm_is_other, as the shim's
+/* msm_run's launches in order (cuda/msm_pippenger.cuh), then the shim's
+ * Horner step. The scalars are copied first, as the shim copies them into
+ * the workspace it owns, and canonicalised in place there. The per-window
+ * arrays hold the rows of one pass of kb windows (0: msm_pass_windows, as
+ * the device picks it); the bucket lists and chunks are sized by the count
+ * of scalars other than 0 and 1 (msm_is_other, as the shim's
  * msm_count_other counts them), with a guard after the lists that no
  * scatter may touch. */
 template <class G>
 static void grid_msm(typename G::jac *ret, const typename G::affine *bases_c,
-		     const zkp_fr *scalars_c, size_t n, unsigned c, unsigned ch = 0)
+		     const zkp_fr *scalars_c, size_t n, unsigned c, unsigned ch = 0,
+		     unsigned kb = 0)
 {
 	typedef ec_xyzz<typename G::E> xyzz;
 	const ec_affine<typename G::E> *bases = (const ec_affine<typename G::E> *)bases_c;
-	const dfr *scalars = (const dfr *)scalars_c;
+	std::vector<dfr> copy(n + 1);
+	if (n)
+		memcpy(copy.data(), scalars_c, n * sizeof(dfr));
+	const dfr *scalars = copy.data();
+	uint64_t *canon = (uint64_t *)copy.data();
 	unsigned k = msm_windows(c), nb = 1u << (c - 1);
-	unsigned nseg = nb > 32 ? nb / 32 : 1, nones = msm_ones_threads(n);
+	unsigned nseg = msm_segs(nb), nones = msm_ones_threads(n);
 	size_t words = (n + 31) / 32;
-	std::vector<uint64_t> canon(4 * n + 4);
-	std::vector<uint32_t> zero_bits(words + 1, 0xdeadbeef), one_bits(words + 1, 0xdeadbeef);
-	std::vector<uint32_t> counts((size_t)k * nb, 0), offs((size_t)k * (nb + 1));
 	size_t cap = 0;
 	for (size_t i = 0; i < n; i++)
 		cap += msm_is_other(scalars, i);
-	std::vector<uint32_t> sorted((size_t)k * cap + 1, 0xffffffff);
-	std::vector<xyzz> buckets((size_t)k * nb), segs((size_t)k * nseg), ones(nones);
+	if (!kb)
+		kb = msm_pass_windows(cap, c, sizeof(xyzz));
+	kb = kb < k ? kb : k;
+	std::vector<uint32_t> zero_bits(words + 1, 0xdeadbeef), one_bits(words + 1, 0xdeadbeef);
+	std::vector<uint32_t> counts((size_t)kb * nb), offs((size_t)kb * (nb + 1));
+	std::vector<uint32_t> sorted((size_t)kb * cap + 1);
+	std::vector<xyzz> buckets((size_t)kb * nb), segs((size_t)kb * nseg), ones(nones);
 	if (!ch)
-		ch = msm_chunk(cap, k);
+		ch = msm_chunk(cap, kb);
 	size_t nc = msm_chunks(cap, ch);
-	std::vector<xyzz> first((size_t)k * nc), first2((size_t)k * nc), last((size_t)k * nc);
-	std::vector<uint32_t> keys((size_t)k * nc);
-	/* garbage where the kernels must write before reading */
-	memset(buckets.data(), 0x5a, buckets.size() * sizeof(xyzz));
+	std::vector<xyzz> first((size_t)kb * nc), first2((size_t)kb * nc), last((size_t)kb * nc);
+	std::vector<uint32_t> keys((size_t)kb * nc);
+	std::vector<xyzz> win(k);
 	size_t grid = (n + GRID_BLOCK - 1) / GRID_BLOCK * GRID_BLOCK;
 
-	/* k_prepare: the warps' ballots */
+	/* k_prepare: the warps' ballots, canonical limbs over the copy */
 	for (size_t w0 = 0; w0 < grid; w0 += 32) {
 		uint32_t zw = 0, ow = 0;
 		for (unsigned lane = 0; lane < 32; lane++) {
 			size_t i = w0 + lane;
 			unsigned cls = MSM_OTHER;
 			if (i < n)
-				cls = msm_prepare(canon.data(), scalars, i);
+				cls = msm_prepare(canon, scalars, i);
 			zw |= (uint32_t)(cls == MSM_ZERO) << lane;
 			ow |= (uint32_t)(cls == MSM_ONE) << lane;
 		}
@@ -870,45 +881,55 @@ static void grid_msm(typename G::jac *ret, const typename G::affine *bases_c,
 			one_bits[w0 / 32] = ow;
 		}
 	}
-	for (size_t i = 0; i < n; i++)
-		msm_histogram(counts.data(), canon.data(), zero_bits.data(), one_bits.data(), i, c,
-			      k, nb);
-	grid_scan(counts.data(), offs.data(), nb, k, MSM_SCAN_THREADS);
-	/* scatter in a shuffled thread order, as atomics may order it */
-	std::vector<size_t> order(n);
-	for (size_t i = 0; i < n; i++)
-		order[i] = i;
-	for (size_t i = n; i > 1; i--)
-		std::swap(order[i - 1], order[tu_rand64() % i]);
-	for (size_t i : order)
-		msm_scatter(sorted.data(), counts.data(), canon.data(), zero_bits.data(),
-			    one_bits.data(), i, cap, c, k, nb);
-	check(sorted[(size_t)k * cap] == 0xffffffff, "msm lists stay within k cap entries", n);
-	/* k_acc_chunk, k_seg_step per step (ping-pong), k_bucket_finish */
-	for (size_t id = 0; id < (size_t)k * nc; id++)
-		msm_acc_chunk(buckets.data(), first.data(), last.data(), keys.data(), sorted.data(),
-			      offs.data(), bases, cap, nb, nc, ch, id);
-	xyzz *in = first.data(), *out = first2.data();
-	for (size_t d = 1; d < nc; d *= 2) {
-		for (size_t id = 0; id < (size_t)k * nc; id++)
-			msm_seg_step(out, in, keys.data(), nc, d, id);
-		std::swap(in, out);
-	}
-	for (size_t id = 0; id < (size_t)k * nb; id++)
-		msm_bucket_finish(buckets.data(), last.data(), in, offs.data(), nb, nc, ch, id);
-	for (size_t id = 0; id < (size_t)k * nseg; id++)
-		msm_reduce(segs.data(), buckets.data(), nb, nseg, id);
-	for (unsigned half = nseg / 2; half >= 1; half /= 2)
-		for (size_t id = 0; id < (size_t)k * half; id++)
-			msm_fold(segs.data(), nseg, half, id);
+	/* k_ones and its folds, before the passes */
 	for (size_t t = 0; t < nones; t++)
 		msm_ones_partial(ones.data(), one_bits.data(), bases, n, nones, t);
 	for (unsigned half = nones / 2; half >= 1; half /= 2)
 		for (size_t id = 0; id < half; id++)
 			msm_fold(ones.data(), nones, half, id);
-	std::vector<xyzz> win(k);
-	for (unsigned w = 0; w < k; w++)
-		msm_gather(win.data(), segs.data(), ones.data(), nseg, w);
+	for (unsigned w0 = 0; w0 < k; w0 += kb) {
+		unsigned rows = k - w0 < kb ? k - w0 : kb;
+		/* garbage where the kernels must write before reading, the
+		 * counts zeroed (cudaMemsetAsync) */
+		memset(buckets.data(), 0x5a, buckets.size() * sizeof(xyzz));
+		std::fill(sorted.begin(), sorted.end(), 0xffffffffu);
+		std::fill(counts.begin(), counts.end(), 0u);
+		for (size_t i = 0; i < n; i++)
+			msm_histogram(counts.data(), canon, zero_bits.data(), one_bits.data(), i,
+				      c, w0, rows, nb);
+		grid_scan(counts.data(), offs.data(), nb, rows, MSM_SCAN_THREADS);
+		/* scatter in a shuffled thread order, as atomics may order it */
+		std::vector<size_t> order(n);
+		for (size_t i = 0; i < n; i++)
+			order[i] = i;
+		for (size_t i = n; i > 1; i--)
+			std::swap(order[i - 1], order[tu_rand64() % i]);
+		for (size_t i : order)
+			msm_scatter(sorted.data(), counts.data(), canon, zero_bits.data(),
+				    one_bits.data(), i, cap, c, w0, rows, nb);
+		check(sorted[(size_t)kb * cap] == 0xffffffff,
+		      "msm lists stay within kb cap entries", n);
+		/* k_acc_chunk, k_seg_step per step (ping-pong), k_bucket_finish */
+		for (size_t id = 0; id < (size_t)rows * nc; id++)
+			msm_acc_chunk(buckets.data(), first.data(), last.data(), keys.data(),
+				      sorted.data(), offs.data(), bases, cap, nb, nc, ch, id);
+		xyzz *in = first.data(), *out = first2.data();
+		for (size_t d = 1; d < nc; d *= 2) {
+			for (size_t id = 0; id < (size_t)rows * nc; id++)
+				msm_seg_step(out, in, keys.data(), nc, d, id);
+			std::swap(in, out);
+		}
+		for (size_t id = 0; id < (size_t)rows * nb; id++)
+			msm_bucket_finish(buckets.data(), last.data(), in, offs.data(), nb, nc, ch,
+					  id);
+		for (size_t id = 0; id < (size_t)rows * nseg; id++)
+			msm_reduce(segs.data(), buckets.data(), nb, nseg, id);
+		for (unsigned half = nseg / 2; half >= 1; half /= 2)
+			for (size_t id = 0; id < (size_t)rows * half; id++)
+				msm_fold(segs.data(), nseg, half, id);
+		for (unsigned r = 0; r < rows; r++)
+			msm_gather(win.data() + w0, segs.data(), ones.data(), nseg, w0, r);
+	}
 
 	G::set_inf(ret);
 	for (unsigned w = k; w-- > 0;) {
@@ -976,6 +997,14 @@ template <class G> static void test_msm_sizes(size_t max_n, bool forced)
 				typename G::jac got;
 				grid_msm<G>(&got, pts.data(), sc.data(), n, c);
 				check(G::eq(&got, &ref), "grid msm", n * 4 + kind);
+				/* the windows in passes of 1 and 3 */
+				for (unsigned kb : { 1u, 3u }) {
+					if (!forced || n > 512 || c != msm_window(n))
+						continue;
+					grid_msm<G>(&got, pts.data(), sc.data(), n, c, 0, kb);
+					check(G::eq(&got, &ref), "grid msm in passes",
+					      (n * 4 + kind) * 8 + kb);
+				}
 			}
 		}
 	}
@@ -989,6 +1018,22 @@ static void test_msm(void)
 		      msm_chunk((size_t)1 << 20, 19) == 32 && msm_chunk((size_t)1 << 22, 16) == 32 &&
 		      msm_chunk((size_t)1 << 24, 14) == 128,
 	      "chunk table", 0);
+	/* Window passes: one pass while the windows fit MSM_PASS_BYTES, then
+	 * the fewest passes that do (2^27 random G1 scalars: 4 of 4 windows). */
+	{
+		const size_t g1 = sizeof(ec_xyzz<dfp>), g2 = sizeof(ec_xyzz<dfp2>);
+		const size_t n27 = (size_t)1 << 27, n26 = (size_t)1 << 26;
+		check(msm_pass_windows(n27, 20, g1) == 4 && msm_pass_windows(n26, 20, g1) == 7 &&
+			      msm_pass_windows(n26 / 2, 19, g1) == msm_windows(19) &&
+			      msm_pass_windows(1000, 8, g2) == msm_windows(8),
+		      "pass table", msm_pass_windows(n27, 20, g1));
+		check(msm_pass_bytes(n27, 20, 4, g1) <= MSM_PASS_BYTES &&
+			      msm_pass_bytes(n27, 20, 5, g1) > MSM_PASS_BYTES &&
+			      msm_pass_bytes(n27, 20, 13, g1) > (size_t)11 << 30,
+		      "pass bytes", 0);
+		/* Far past 2^31 entries a window alone exceeds the budget: 1. */
+		check(msm_pass_windows((size_t)1 << 31, 20, g2) == 1, "pass of one window", 0);
+	}
 	check(msm_ones_threads(1) == 1 && msm_ones_threads(224) == 1 &&
 		      msm_ones_threads(256) == 2 && msm_ones_threads((size_t)1 << 26) ==
 							   MSM_ONES_MAX_THREADS,
