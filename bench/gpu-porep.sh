@@ -19,7 +19,8 @@
 # the sector's wall time and each partition's stage times, the GPU's busy
 # fraction (zkpd's kernel seconds over the proving wall time, and
 # nvidia-smi's utilisation), peak host RSS (zkpd) and peak device memory,
-# and throughput in sectors per hour.
+# what zkpd planned to hold on each GPU (its device memory log line), and
+# throughput in sectors per hour.
 #
 # Each step has an estimate (the table below, for an H200 with 16 host
 # cores) and runs only if it fits what is left of TOTAL_S less a 20 s
@@ -351,11 +352,12 @@ fi
 
 step "done"
 python3 - "$jobs_json" "$outdir/status.json" "$outdir/smi.csv" "$report" "$size" "$one_s" \
-	"$b2b_s" "$sectors" "$verified" <<'PY' >"$work/figures.txt" 2>>"$log" || true
+	"$b2b_s" "$sectors" "$verified" "$outdir/zkpd.log" <<'PY' >"$work/figures.txt" 2>>"$log" || true
 import json, os, sys
 jobs_path, status_path, smi_path, report, size = sys.argv[1:6]
 one_s, b2b_s, sectors, verified = (float(sys.argv[6]), float(sys.argv[7]), int(sys.argv[8]),
                                    int(sys.argv[9]))
+zkpd_log = sys.argv[10]
 text = open(jobs_path).read() if os.path.exists(jobs_path) else ""
 dec, i, jobs = json.JSONDecoder(), 0, []
 while True:
@@ -423,6 +425,15 @@ if os.path.exists(smi_path):
             lines.append("nvidia-smi: peak device memory %.1f GiB, utilisation %.0f%% mean over "
                          "%.0f s of samples" % (max(mem) / 1024, out["smi_util_mean_pct"],
                                                  len(w) * 0.2))
+# What zkpd planned to hold on each GPU (the device memory plan's log
+# line): whether B_G2 and the matrices stayed on the host.
+if os.path.exists(zkpd_log):
+    for line in open(zkpd_log, errors="replace"):
+        k = line.find("circuit ")
+        if k >= 0 and " resident (G1 queries" in line:
+            plan = line[k:].strip()
+            out.setdefault("device_plans", []).append(plan)
+            lines.append("device plan: " + plan)
 json.dump(out, open(report, "w"))
 print("\n".join(lines))
 PY

@@ -5,7 +5,7 @@
 # second, so the flow runs here in seconds. Checks, for a run with room
 # for everything: exit 0, a row for every step, four proofs verified (one
 # alone, three back to back), the figures (stages, sectors per hour, peak
-# RSS, busy fraction) in the summary and in gpu-porep.json, the sealing
+# RSS, busy fraction, the device memory plan) in the summary and in gpu-porep.json, the sealing
 # running beside the circuit, at most 7 files back, WORK removed; and for
 # a run whose budget is too short: the steps that do not fit skipped with
 # a row, the script inside its budget, exit 0.
@@ -63,6 +63,7 @@ cat >"$tmp/kit/bin/zkpd" <<'EOF'
 sock=$(sed -n 's/^listen = unix://p' "$2")
 grep -q '^devices = auto' "$2" || { echo "stand-in zkpd: want devices = auto" >&2; exit 2; }
 trap 'rm -f "$sock.up"; exit 0' TERM
+echo "2026-12-05T00:00:00Z INFO circuit porep on cuda:0: 50.1 GiB resident (G1 queries, B_G2, matrices, NTT tables), 15.9 GiB a job; 73.7 GiB of 76.0 GiB planned" >&2
 sleep 0.3
 touch "$sock.up"
 while :; do sleep 0.1; done
@@ -112,7 +113,8 @@ for r in "seal 3 sectors (sparse)  *ok" "circuit (2KiB partition)  *ok" \
 	"key (INSECURE, standalone .zkpc)  *ok .*points on the CPU" "zkpd start and load  *ok .*device cuda:0" \
 	"one sector alone  *ok" "3 sectors back to back  *ok" "verify (zkp porep verify)  *ok  *4 of 4 valid" \
 	"stages: witness 0.100 msm 0.400" "partition 1: 0.30 s: eval 0.040 msm_h 0.210" "sectors/hour" "zkpd peak RSS 3.0 GiB" \
-	"device cuda:0 busy 2.5 s"; do
+	"device cuda:0 busy 2.5 s" \
+	"device plan: circuit porep on cuda:0: 50.1 GiB resident (G1 queries, B_G2, matrices, NTT tables)"; do
 	grep -q "$r" "$sum" || fail "summary lacks '$r'"
 done
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['proofs_verified']==4 and len(d['jobs'])==4 and d['sectors_per_hour']>0" \
