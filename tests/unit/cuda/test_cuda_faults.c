@@ -545,6 +545,16 @@ static void scratch_bounds(const struct scene *proto)
 	check(tables == t2 && msm == m2, "the op and the function agree", w, 0);
 	zkp_backend_cuda_scratch_bytes(LOG_N + 4, N << 4, N << 4, N << 4, &t2, &m2);
 	check(t2 > tables && m2 > msm, "and grow with the sizes", w, 0);
+	/* A 32 GiB PoRep partition (docs/memory.md, "On a GPU"): its largest G1
+	 * query is H's 2^27 - 1 points, B_G2 has 33,112,282 and the witness
+	 * 130,170,221 variables. Its workspace is the MSM's copy of 2^27
+	 * scalars (4 GiB) and one window pass (at most 4 GiB): 7.7 GiB, which
+	 * with the G1 queries (38.2), B_G2 (5.9), matrices (4.0), tables (2.0)
+	 * and one job (15.9) fits the about 76 GiB an 80 GB GPU leaves zkpd. */
+	zkp_backend_cuda_scratch_bytes(27, ((size_t)1 << 27) - 1, 33112282, 130170221, &t2, &m2);
+	check(t2 == ((uint64_t)1 << 26) * 32 + 2 * 32 * (((uint64_t)1 << 14) + ((uint64_t)1 << 13)) &&
+		      m2 > ((uint64_t)15 << 29) && m2 < ((uint64_t)8 << 30),
+	      "a 32 GiB partition's workspace is 7.5 to 8 GiB", w, (unsigned long)(m2 >> 20));
 	size_t l0 = fake_cuda_live_device_bytes();
 	check(st_msm(&s) == 0 && st_msm_density(&s) == 0 && st_msm_g2(&s) == 0, "msm", w, 0);
 	size_t l1 = fake_cuda_live_device_bytes();
