@@ -69,7 +69,7 @@ def demangle(names):
 # NAME" (an entry or a .func) with its stack and spill line, and an entry's
 # "Used N registers" line.
 kernels, functions = [], {}
-for f in ("ntt", "msm", "shim"):
+for f in ("ntt", "msm", "msm_g2", "shim"):
     entry, props = None, None
     for line in open("%s/%s.ptxas" % (work, f)):
         m = re.search(r"Compiling entry function '([^']+)' for 'sm_90'", line)

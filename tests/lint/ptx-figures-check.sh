@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/ptx-figures.sh where nvcc exists (77, skipped, elsewhere): its JSON
 # must parse and hold every kernel of cuda/ with a register count above
-# zero and spill figures, and the seven device functions with non-zero
+# zero and spill figures (the G2 MSM's cuda/msm_g2.cu among them), and the seven device functions with non-zero
 # PTX instruction and multiply counts.
 # Usage: ptx-figures-check.sh REPO_ROOT
 set -u
@@ -24,6 +24,8 @@ bad = [k["name"] for k in ks if not (k["registers"] > 0 and "spill_store_bytes" 
 for want in ("k_group", "k_acc_chunk", "k_reduce", "k_ones", "k_h_pointwise"):
     if want not in names:
         bad.append("no kernel " + want)
+if not any(k["file"] == "cuda/msm_g2.cu" and "k_acc_chunk" in k["name"] for k in ks):
+    bad.append("no G2 kernel from cuda/msm_g2.cu")
 for key in ("fr_mul", "fp_mul", "fp_sqr", "g1_madd", "fp2_mul", "g2_madd", "ntt_butterfly"):
     p = d["device_functions"][key]
     if not (p["ptx_instructions"] > 0 and p["ptx_mul"] > 0):
