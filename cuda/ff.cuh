@@ -267,6 +267,18 @@ template <class F> ZKP_HD void fe_neg(fe<F> *ret, const fe<F> *a)
 	fe_join<F>(ret, t);
 }
 
+/* ret = -a when neg, else a, without a branch: a warp whose lanes differ
+ * in neg runs one path (the MSM's signed digits negate half the points). */
+template <class F> ZKP_HD void fe_cneg(fe<F> *ret, const fe<F> *a, bool neg)
+{
+	fe<F> t;
+	fe_neg<F>(&t, a);
+	uint64_t keep = (uint64_t)neg - 1; /* all ones when !neg */
+	ZKP_UNROLL
+	for (int i = 0; i < F::N; i++)
+		ret->l[i] = (a->l[i] & keep) | (t.l[i] & ~keep);
+}
+
 /*
  * Products of one row, x[0..n-1] * y (n even), kept as two accumulators
  * so that no carry chain has to follow two overlapping sums: lo32(x_j y)

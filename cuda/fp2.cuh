@@ -69,6 +69,12 @@ ZKP_HD void fe_neg(dfp2 *ret, const dfp2 *a)
 	fe_neg(&ret->c1, &a->c1);
 }
 
+ZKP_HD void fe_cneg(dfp2 *ret, const dfp2 *a, bool neg)
+{
+	fe_cneg(&ret->c0, &a->c0, neg);
+	fe_cneg(&ret->c1, &a->c1, neg);
+}
+
 /* (a0 + a1 u)(b0 + b1 u) = (a0 b0 - a1 b1) + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u.
  * Every input is read before ret is written. */
 ZKP_HD_CALL void fe_mul(dfp2 *ret, const dfp2 *a, const dfp2 *b)

@@ -107,13 +107,22 @@ ZKP_HD unsigned popcount64(uint64_t v)
 }
 
 /* *p += 1, returning the old value: an atomic on the device; the host
- * emulation runs threads one at a time. */
+ * emulation runs threads one at a time. msm_fetch_max: *p = max(*p, v). */
 ZKP_HD uint32_t msm_fetch_inc(uint32_t *p)
 {
 #ifdef __CUDA_ARCH__
 	return atomicAdd(p, 1u);
 #else
 	return (*p)++;
+#endif
+}
+
+ZKP_HD void msm_fetch_max(uint32_t *p, uint32_t v)
+{
+#ifdef __CUDA_ARCH__
+	atomicMax(p, v);
+#else
+	*p = *p > v ? *p : v;
 #endif
 }
 
@@ -302,7 +311,18 @@ ZKP_HD void msm_scatter(uint32_t *sorted, uint32_t *cursor, const uint64_t *cano
  * adds last[t0]. The key of chunk t0 may equal the bucket's when the
  * bucket starts at the chunk's start; its first is then infinity, which
  * the scan adds harmlessly. Serial work per thread: ch additions in the
- * chunk, one per scan step. */
+ * chunk, one per scan step.
+ *
+ * Only the steps the longest bucket needs run: a bucket over chunks
+ * t0 < t1 needs t1 - t0 firsts summed at t1, which the steps d = 1, 2, 4,
+ * .. below t1 - t0 give; msm_acc_chunk raises the pass's span to the
+ * largest t1 - t0, and a step with d >= span does nothing. Random scalars
+ * spread a list's entries over all buckets (about 128 a bucket at 2^26)
+ * and never span more than two chunks of 256, so their passes run no step
+ * of the log2(chunks) (18 at 2^26) where each step reads and writes every
+ * chunk's sums. Executed steps are always a prefix of the launched ones,
+ * so the scan's result lies in the first array after an even count of
+ * them and in the second after an odd one (msm_scan_steps). */
 
 /* Entries per chunk for lists of up to n entries in each of k windows (n:
  * the scalars other than 0 and 1): the power of two in [MSM_CHUNK_MIN,
@@ -383,57 +403,110 @@ ZKP_HD unsigned msm_bucket_of(const uint32_t *off, unsigned lo, unsigned nb, uin
 	return lo;
 }
 
+/* The bucket holding entry e of a list, for e past bucket b (off[b + 1]
+ * <= e < off[nb]): b + 1 when that one holds e (one load, the usual case:
+ * random scalars leave few buckets empty), else a galloping search from
+ * b + 1 (steps 1, 2, 4, ...) and a binary one inside the last step, so a
+ * jump over g empty buckets costs about 2 log2 g loads, not g. */
+ZKP_HD unsigned msm_bucket_after(const uint32_t *off, unsigned b, unsigned nb, uint32_t e)
+{
+	unsigned lo = b + 1, step = 1, hi = lo + 1; /* off[lo] <= e */
+	while (hi < nb && off[hi] <= e) {
+		lo = hi;
+		step *= 2;
+		hi = nb - lo > step ? lo + step : nb;
+	}
+	return msm_bucket_of(off, lo, hi, e);
+}
+
 /* Thread id < k nc: chunk t = id % nc of window w = id / nc, entries
  * [t ch, min((t + 1) ch, len)) of the window's list (lists cap entries
  * apart, as msm_scatter wrote them), as described above.
  * first, last and key hold k nc entries; a chunk past the list's end
- * gets infinity in both and the key MSM_NO_BUCKET. */
+ * gets infinity in both and the key MSM_NO_BUCKET. A first run raises
+ * *span to the chunks its bucket spans before this one (t - t0).
+ *
+ * One loop over the chunk's entries, one mixed addition an iteration,
+ * and a run's sum written out in the iteration that ends it: every lane
+ * of a warp runs the same ch iterations whatever its buckets, and only
+ * the short write-out diverges. (A loop over runs with an inner loop per
+ * run keeps a warp in each run for as long as its longest lane's: with
+ * bucket sizes around 128 and chunks of 32 to 256 entries, a model of
+ * Poisson bucket sizes has the warp's lanes busy 50-61 % of its
+ * iterations; bench/msm-warp-model.py, docs/benchmarks.md.) The next run's end, off[b + 2], is
+ * loaded ahead, so the write-out waits on no load when the next bucket
+ * is not empty. The sign of a digit negates the point without a branch. */
 template <class E>
 ZKP_HD void msm_acc_chunk(ec_xyzz<E> *buckets, ec_xyzz<E> *first, ec_xyzz<E> *last,
-			  uint32_t *key, const uint32_t *sorted, const uint32_t *offs,
-			  const ec_affine<E> *bases, size_t cap, unsigned nb, size_t nc, unsigned ch,
-			  size_t id)
+			  uint32_t *key, uint32_t *span, const uint32_t *sorted,
+			  const uint32_t *offs, const ec_affine<E> *bases, size_t cap, unsigned nb,
+			  size_t nc, unsigned ch, size_t id)
 {
 	size_t w = id / nc, t = id % nc;
 	const uint32_t *list = sorted + w * cap;
 	const uint32_t *off = offs + w * (nb + 1);
 	uint32_t len = off[nb];
-	size_t lo = t * ch, hi = lo + ch < len ? lo + ch : len;
+	uint32_t lo = (uint32_t)(t * ch), hi = lo + ch < len ? lo + ch : len;
 	xyzz_set_inf(&first[id]);
 	xyzz_set_inf(&last[id]);
 	key[id] = MSM_NO_BUCKET;
 	if (lo >= len)
 		return;
-	unsigned b = msm_bucket_of(off, 0, nb, (uint32_t)lo);
+	unsigned b = msm_bucket_of(off, 0, nb, lo);
 	key[id] = b;
-	for (size_t e = lo; e < hi;) {
-		size_t end = off[b + 1] < hi ? off[b + 1] : hi;
-		ec_xyzz<E> acc;
-		xyzz_set_inf(&acc);
-		for (; e < end; e++) {
-			uint32_t v = list[e];
-			ec_affine<E> p = bases[v & ~MSM_SIGN_BIT];
-			if (v & MSM_SIGN_BIT)
-				fe_neg(&p.y, &p.y);
-			xyzz_add_affine(&acc, &acc, &p);
-		}
-		if (off[b] < lo)
+	/* bucket b's entries are [start, end); the next bucket ends at after */
+	uint32_t start = off[b], end = off[b + 1], after = off[b + 2 < nb ? b + 2 : nb];
+	ec_xyzz<E> acc;
+	xyzz_set_inf(&acc);
+	for (uint32_t e = lo; e < hi; e++) {
+		uint32_t v = list[e];
+		ec_affine<E> p = bases[v & ~MSM_SIGN_BIT];
+		fe_cneg(&p.y, &p.y, (v & MSM_SIGN_BIT) != 0);
+		xyzz_add_affine(&acc, &acc, &p);
+		if (e + 1 != end && e + 1 != hi)
+			continue;
+		/* the run of bucket b in this chunk ends at entry e */
+		if (start < lo) {
 			first[id] = acc;
-		else if (off[b + 1] > hi)
+			msm_fetch_max(span, (uint32_t)(t - start / ch));
+		} else if (end > hi)
 			last[id] = acc;
 		else
 			buckets[w * nb + b] = acc;
-		if (e < hi)
-			b = msm_bucket_of(off, b + 1, nb, (uint32_t)e);
+		xyzz_set_inf(&acc);
+		if (e + 1 == hi)
+			break;
+		if (after > e + 1) {
+			b++;
+			end = after;
+		} else {
+			b = msm_bucket_after(off, b + 1, nb, e + 1);
+			end = off[b + 1];
+		}
+		start = e + 1;
+		after = off[b + 2 < nb ? b + 2 : nb];
 	}
 }
 
+/* Steps of the segmented scan that run for a pass of the given span: the
+ * d = 1, 2, 4, .. below it. */
+ZKP_HD unsigned msm_scan_steps(uint32_t span)
+{
+	unsigned k = 0;
+	for (uint64_t d = 1; d < span; d *= 2)
+		k++;
+	return k;
+}
+
 /* Thread id < k nc, step d of the segmented scan: out = in, plus in[id - d]
- * when chunk t - d (t = id % nc) has the same key. */
+ * when chunk t - d (t = id % nc) has the same key; nothing when the pass's
+ * span needs no step d. */
 template <class E>
 ZKP_HD void msm_seg_step(ec_xyzz<E> *out, const ec_xyzz<E> *in, const uint32_t *key, size_t nc,
-			 size_t d, size_t id)
+			 size_t d, uint32_t span, size_t id)
 {
+	if (d >= span)
+		return;
 	ec_xyzz<E> v = in[id];
 	if (id % nc >= d && key[id] != MSM_NO_BUCKET && key[id - d] == key[id]) {
 		ec_xyzz<E> u = in[id - d];
@@ -444,13 +517,16 @@ ZKP_HD void msm_seg_step(ec_xyzz<E> *out, const ec_xyzz<E> *in, const uint32_t *
 
 /* Thread id < k nb: bucket b = id % nb of window w = id / nb. Empty: the
  * infinity; inside one chunk: already written by msm_acc_chunk; spanning
- * chunks t0 < t1: last[t0] + scanned[t1] (scanned: the firsts after the
- * segmented scan). */
+ * chunks t0 < t1: last[t0] + scanned[t1], scanned the firsts after the
+ * segmented scan: first after an even count of steps (msm_scan_steps of
+ * the pass's span), first2 after an odd one. */
 template <class E>
 ZKP_HD void msm_bucket_finish(ec_xyzz<E> *buckets, const ec_xyzz<E> *last,
-			      const ec_xyzz<E> *scanned, const uint32_t *offs, unsigned nb, size_t nc,
+			      const ec_xyzz<E> *first, const ec_xyzz<E> *first2,
+			      const uint32_t *offs, uint32_t span, unsigned nb, size_t nc,
 			      unsigned ch, size_t id)
 {
+	const ec_xyzz<E> *scanned = msm_scan_steps(span) % 2 ? first2 : first;
 	size_t w = id / nb, b = id % nb;
 	const uint32_t *off = offs + w * (nb + 1);
 	uint32_t s = off[b], e = off[b + 1];
@@ -510,7 +586,13 @@ ZKP_HD unsigned msm_ones_threads(size_t n)
 
 /* Thread t < msm_ones_threads(n): the sum of the bases whose bit is set in
  * words [t per, (t + 1) per) of the ones bitmap, per = ceil(words / p),
- * by mixed additions in index order. */
+ * by mixed additions in index order. One loop iteration per set bit, the
+ * words without one skipped inside it: a warp's lanes then add in step
+ * until the one with the fewest bits is done (a loop over words with an
+ * inner loop over each word's bits would keep every lane for the warp's
+ * most populous word, word after word: 69 % of lanes busy at 40 % ones,
+ * against 82 % for ranges of 4 words, the range at 2^20 scalars, and 95 %
+ * for 64, the range at 2^27; bench/msm-warp-model.py). */
 template <class E>
 ZKP_HD void msm_ones_partial(ec_xyzz<E> *partial, const uint32_t *one_bits,
 			     const ec_affine<E> *bases, size_t n, unsigned p, size_t t)
@@ -520,14 +602,17 @@ ZKP_HD void msm_ones_partial(ec_xyzz<E> *partial, const uint32_t *one_bits,
 	size_t hi = lo + per < words ? lo + per : words;
 	ec_xyzz<E> acc;
 	xyzz_set_inf(&acc);
-	for (size_t w = lo; w < hi; w++) {
-		uint32_t v = one_bits[w];
-		while (v) {
-			unsigned b = popcount64((uint64_t)((v & (0u - v)) - 1));
-			v &= v - 1;
-			ec_affine<E> q = bases[w * 32 + b];
-			xyzz_add_affine(&acc, &acc, &q);
-		}
+	size_t w = lo;
+	uint32_t v = w < hi ? one_bits[w] : 0;
+	for (;;) {
+		while (!v && ++w < hi)
+			v = one_bits[w];
+		if (!v)
+			break;
+		unsigned b = popcount64((uint64_t)((v & (0u - v)) - 1));
+		v &= v - 1;
+		ec_affine<E> q = bases[w * 32 + b];
+		xyzz_add_affine(&acc, &acc, &q);
 	}
 	partial[t] = acc;
 }

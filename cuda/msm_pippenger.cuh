@@ -26,11 +26,13 @@
  * 3. Bucket accumulation without atomics, balanced (msm.cuh): each thread
  *    takes a fixed-size chunk of a window's sorted list, whatever buckets
  *    it holds, and adds the points into XYZZ accumulators (madd-2008-s, the
- *    point negated for a negative digit); buckets inside a chunk are
+ *    point negated for a negative digit), one addition per loop iteration
+ *    so that a warp's lanes stay in step; buckets inside a chunk are
  *    written at once, the pieces of buckets spanning chunks are combined
- *    by a segmented scan over the chunks (log2 launches) and a finishing
- *    pass per bucket. Skewed scalars (one value repeated, small integers)
- *    cost the same serial depth as uniform ones: a chunk plus the scan.
+ *    by a segmented scan over the chunks (log2 launches, of which only
+ *    those the longest bucket needs do any work) and a finishing pass per
+ *    bucket. Skewed scalars (one value repeated, small integers) cost the
+ *    same serial depth as uniform ones: a chunk plus the scan.
  * 4. Bucket reduction by running sums: each thread takes S consecutive
  *    buckets [lo, lo + S) of one window; walking down from the top, run +=
  *    B_b and tot += run give tot = sum (b - lo + 1) B_b, so the segment's
@@ -86,7 +88,7 @@
 #endif
 struct ws_layout {
 	size_t zero_bits, one_bits, counts, offs, sorted, buckets, segs, ones, win;
-	size_t first, first2, last, keys, total;
+	size_t first, first2, last, keys, span, total;
 	unsigned k, nb, nseg; /* windows, buckets and segments per window */
 	unsigned kb;          /* windows per pass */
 	unsigned nones;       /* partial sums of the batch addition */
@@ -141,6 +143,8 @@ template <class E> static ws_layout layout_of(size_t n, size_t cap, unsigned c, 
 	off += align256(rows * l.nc * sizeof(xyzz));
 	l.keys = off;
 	off += align256(rows * l.nc * sizeof(uint32_t));
+	l.span = off;
+	off += align256(sizeof(uint32_t));
 	l.total = off;
 	return l;
 }
@@ -210,32 +214,34 @@ k_scatter(uint32_t *sorted, uint32_t *cursor, const uint64_t *canon, const uint3
 template <class E>
 static __global__ void MSM_POINT_BOUNDS
 k_acc_chunk(ec_xyzz<E> *buckets, ec_xyzz<E> *first, ec_xyzz<E> *last, uint32_t *key,
-	    const uint32_t *sorted, const uint32_t *offs, const ec_affine<E> *bases, size_t cap,
-	    unsigned k, unsigned nb, size_t nc, unsigned ch)
+	    uint32_t *span, const uint32_t *sorted, const uint32_t *offs,
+	    const ec_affine<E> *bases, size_t cap, unsigned k, unsigned nb, size_t nc, unsigned ch)
 {
 	size_t id = thread_id();
 	if (id < (size_t)k * nc)
-		msm_acc_chunk(buckets, first, last, key, sorted, offs, bases, cap, nb, nc, ch, id);
+		msm_acc_chunk(buckets, first, last, key, span, sorted, offs, bases, cap, nb, nc,
+			      ch, id);
 }
 
 template <class E>
 static __global__ void MSM_POINT_BOUNDS
-k_seg_step(ec_xyzz<E> *out, const ec_xyzz<E> *in, const uint32_t *key, unsigned k, size_t nc,
-	   size_t d)
+k_seg_step(ec_xyzz<E> *out, const ec_xyzz<E> *in, const uint32_t *key, const uint32_t *span,
+	   unsigned k, size_t nc, size_t d)
 {
 	size_t id = thread_id();
 	if (id < (size_t)k * nc)
-		msm_seg_step(out, in, key, nc, d, id);
+		msm_seg_step(out, in, key, nc, d, *span, id);
 }
 
 template <class E>
 static __global__ void MSM_POINT_BOUNDS
-k_bucket_finish(ec_xyzz<E> *buckets, const ec_xyzz<E> *last, const ec_xyzz<E> *scanned,
-		const uint32_t *offs, unsigned k, unsigned nb, size_t nc, unsigned ch)
+k_bucket_finish(ec_xyzz<E> *buckets, const ec_xyzz<E> *last, const ec_xyzz<E> *first,
+		const ec_xyzz<E> *first2, const uint32_t *offs, const uint32_t *span, unsigned k,
+		unsigned nb, size_t nc, unsigned ch)
 {
 	size_t id = thread_id();
 	if (id < (size_t)k * nb)
-		msm_bucket_finish(buckets, last, scanned, offs, nb, nc, ch, id);
+		msm_bucket_finish(buckets, last, first, first2, offs, *span, nb, nc, ch, id);
 }
 
 template <class E>
@@ -308,6 +314,7 @@ static cudaError_t msm_run(ec_xyzz<E> *win_host, const ec_affine<E> *bases, dfr 
 	xyzz *first2 = (xyzz *)(base + l.first2);
 	xyzz *last = (xyzz *)(base + l.last);
 	uint32_t *keys = (uint32_t *)(base + l.keys);
+	uint32_t *span = (uint32_t *)(base + l.span);
 	cudaError_t e;
 
 	if (n) {
@@ -325,6 +332,8 @@ static cudaError_t msm_run(ec_xyzz<E> *win_host, const ec_affine<E> *bases, dfr 
 	for (unsigned w0 = 0; w0 < l.k; w0 += l.kb) {
 		unsigned kb = l.k - w0 < l.kb ? l.k - w0 : l.kb;
 		e = cudaMemsetAsync(counts, 0, (size_t)kb * l.nb * sizeof(uint32_t), stream);
+		if (e == cudaSuccess)
+			e = cudaMemsetAsync(span, 0, sizeof(uint32_t), stream);
 		if (e != cudaSuccess)
 			return e;
 		if (n)
@@ -337,16 +346,19 @@ static cudaError_t msm_run(ec_xyzz<E> *win_host, const ec_affine<E> *bases, dfr 
 		size_t chunks = (size_t)kb * l.nc;
 		xyzz *in = first, *out = first2;
 		k_acc_chunk<E><<<grid_for(chunks), MSM_BLOCK, 0, stream>>>(
-			buckets, in, last, keys, sorted, offs, bases, cap, kb, l.nb, l.nc, l.ch);
+			buckets, first, last, keys, span, sorted, offs, bases, cap, kb, l.nb, l.nc,
+			l.ch);
+		/* every step the list could need is launched; those past the
+		 * pass's span return at once (msm.cuh) */
 		for (size_t d = 1; d < l.nc; d *= 2) {
-			k_seg_step<E><<<grid_for(chunks), MSM_BLOCK, 0, stream>>>(out, in, keys, kb,
-										  l.nc, d);
+			k_seg_step<E><<<grid_for(chunks), MSM_BLOCK, 0, stream>>>(out, in, keys, span,
+										  kb, l.nc, d);
 			xyzz *t = in;
 			in = out;
 			out = t;
 		}
 		k_bucket_finish<E><<<grid_for((size_t)kb * l.nb), MSM_BLOCK, 0, stream>>>(
-			buckets, last, in, offs, kb, l.nb, l.nc, l.ch);
+			buckets, last, first, first2, offs, span, kb, l.nb, l.nc, l.ch);
 		k_reduce<E><<<grid_for((size_t)kb * l.nseg), MSM_BLOCK, 0, stream>>>(
 			segs, buckets, kb, l.nb, l.nseg);
 		fold_rows(segs, kb, l.nseg, stream);

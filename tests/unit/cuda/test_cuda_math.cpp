@@ -153,6 +153,10 @@ static void test_fp(void)
 		zkp_fp_neg(&r, &a);
 		fe_neg(&dr, &da);
 		check(same(&dr, &r), "fp neg", i);
+		fe_cneg(&dr, &da, true);
+		check(same(&dr, &r), "fp conditional neg", i);
+		fe_cneg(&dr, &da, false);
+		check(same(&dr, &a), "fp conditional neg, kept", i);
 		uint64_t lc[6], ld[6];
 		zkp_fp_to_limbs(lc, &a);
 		fe_from_mont(ld, &da);
@@ -252,6 +256,10 @@ static void test_fp2(void)
 		zkp_fp2_neg(&r, &a);
 		fe_neg(&dr, &da);
 		check(same(&dr, &r), "fp2 neg", i);
+		fe_cneg(&dr, &da, true);
+		check(same(&dr, &r), "fp2 conditional neg", i);
+		fe_cneg(&dr, &da, false);
+		check(same(&dr, &a), "fp2 conditional neg, kept", i);
 		zkp_fp2_mul(&r, &a, &b);
 		fe_mul(&dr, &da, &db);
 		check(same(&dr, &r), "fp2 mul", i);
@@ -770,6 +778,37 @@ static void test_digits(void)
 	      "window table", 0);
 }
 
+/* msm_bucket_after against a linear walk, on offsets whose runs of empty
+ * buckets have every length from 0 to a few hundred (the galloping steps
+ * and the binary search inside the last one), for every entry past each
+ * bucket. */
+static void test_bucket_after(void)
+{
+	for (unsigned it = 0; it < 40; it++) {
+		unsigned nb = 1u + (unsigned)(tu_rand64() % 700);
+		std::vector<uint32_t> off(nb + 1);
+		uint32_t e = 0;
+		for (unsigned b = 0; b < nb; b++) {
+			off[b] = e;
+			unsigned r = (unsigned)(tu_rand64() % 8);
+			/* empty with probability 1/2, in runs; else 1 to 3 entries */
+			if (r >= 4 || (it % 4 == 0 && b % 97 != 0))
+				continue;
+			e += 1 + r % 3;
+		}
+		off[nb] = e;
+		bool ok = true;
+		for (unsigned b = 0; b + 1 < nb; b++)
+			for (uint32_t x = off[b + 1]; x < off[nb]; x++) {
+				unsigned want = b + 1;
+				while (off[want + 1] <= x)
+					want++;
+				ok &= msm_bucket_after(off.data(), b, nb, x) == want;
+			}
+		check(ok, "bucket after a run", it);
+	}
+}
+
 /* ---- emulated grid ---- */
 
 /* k_scan of cuda/msm.cu: one block of `threads` per segment. */
@@ -909,19 +948,33 @@ static void grid_msm(typename G::jac *ret, const typename G::affine *bases_c,
 				    one_bits.data(), i, cap, c, w0, rows, nb);
 		check(sorted[(size_t)kb * cap] == 0xffffffff,
 		      "msm lists stay within kb cap entries", n);
-		/* k_acc_chunk, k_seg_step per step (ping-pong), k_bucket_finish */
+		/* k_acc_chunk, k_seg_step per step (ping-pong; the steps past
+		 * the span write nothing, and the scan's arrays start as
+		 * garbage), k_bucket_finish */
+		memset(first2.data(), 0x5a, first2.size() * sizeof(xyzz));
+		uint32_t span = 0;
 		for (size_t id = 0; id < (size_t)rows * nc; id++)
-			msm_acc_chunk(buckets.data(), first.data(), last.data(), keys.data(),
+			msm_acc_chunk(buckets.data(), first.data(), last.data(), keys.data(), &span,
 				      sorted.data(), offs.data(), bases, cap, nb, nc, ch, id);
+		/* the span: the most chunks any bucket reaches past its first */
+		uint32_t want_span = 0;
+		for (unsigned r = 0; r < rows; r++)
+			for (unsigned b = 0; b < nb; b++) {
+				uint32_t s0 = offs[(size_t)r * (nb + 1) + b];
+				uint32_t s1 = offs[(size_t)r * (nb + 1) + b + 1];
+				if (s1 > s0 && (s1 - 1) / ch - s0 / ch > want_span)
+					want_span = (s1 - 1) / ch - s0 / ch;
+			}
+		check(span == want_span, "msm scan span", n);
 		xyzz *in = first.data(), *out = first2.data();
 		for (size_t d = 1; d < nc; d *= 2) {
 			for (size_t id = 0; id < (size_t)rows * nc; id++)
-				msm_seg_step(out, in, keys.data(), nc, d, id);
+				msm_seg_step(out, in, keys.data(), nc, d, span, id);
 			std::swap(in, out);
 		}
 		for (size_t id = 0; id < (size_t)rows * nb; id++)
-			msm_bucket_finish(buckets.data(), last.data(), in, offs.data(), nb, nc, ch,
-					  id);
+			msm_bucket_finish(buckets.data(), last.data(), first.data(), first2.data(),
+					  offs.data(), span, nb, nc, ch, id);
 		for (size_t id = 0; id < (size_t)rows * nseg; id++)
 			msm_reduce(segs.data(), buckets.data(), nb, nseg, id);
 		for (unsigned half = nseg / 2; half >= 1; half /= 2)
@@ -1012,6 +1065,7 @@ template <class G> static void test_msm_sizes(size_t max_n, bool forced)
 
 static void test_msm(void)
 {
+	test_bucket_after();
 	test_msm_sizes<tg1>(2048, true);
 	/* The ones' partial count and ranges. */
 	check(msm_chunk((size_t)1 << 26, 13) == MSM_CHUNK_MAX && msm_chunk(100, 32) == MSM_CHUNK_MIN &&
