@@ -5,7 +5,7 @@
  *
  *   zkpd-bench check msm [--backend B] [--group g1|g2] [--log2 LO[..HI]]
  *                        [--scalars KIND,...|all] [--runs R] [--seed S]
- *                        [--threads T] [--perturb]
+ *                        [--threads T] [--perturb] [--phases]
  *   zkpd-bench check ntt [--backend B] [--log2 LO[..HI]] [--spots K]
  *                        [--roots bellman|snarkjs] [--seed S] [--threads T]
  *                        [--perturb]
@@ -24,6 +24,10 @@
  * random input, each output checked at K spots (default 8: indices 0 and
  * n - 1 and random ones; every index when n <= K) against direct
  * evaluations (check_ntt.h), and the domain's constants checked.
+ * --phases (msm): a device backend's phase times (zkp_msm_phases: CUDA
+ * events between the phases, summed over the window passes), the runs'
+ * medians in the line's "phases_median_ms", with "passes"; left out for a
+ * backend that does not time them (the CPU's).
  * --perturb changes one input (the scalar at n/2, the element at 0) after
  * the operation and before the check, so every check must then fail: the
  * checker's own test.
@@ -58,7 +62,7 @@
 
 struct opts {
 	const char *backend, *what;
-	bool g2, perturb;
+	bool g2, perturb, phases;
 	unsigned lo, hi, runs, spots, threads;
 	unsigned windows[8], n_windows; /* --window: forced widths, or one 0 (the backend's) */
 	unsigned passes[8], n_passes;   /* --pass-windows: windows a device pass, or one 0 */
@@ -76,7 +80,7 @@ static void usage(void)
 		"                            [--log2 LO[..HI]] [--scalars KIND,...|all] "
 		"[--runs R]\n"
 		"                            [--window C,...] [--pass-windows K,...] [--seed S]\n"
-		"                            [--threads T] [--perturb]\n"
+		"                            [--threads T] [--perturb] [--phases]\n"
 		"       zkpd-bench check ntt [--backend cpu|cuda[:N]|corrupt] [--log2 LO[..HI]]\n"
 		"                            [--spots K] [--roots bellman|snarkjs] [--seed S]\n"
 		"                            [--threads T] [--perturb]\n"
@@ -136,14 +140,16 @@ static int msm_one(zkp_backend *be, const struct opts *o, const zkp_dbuf *db,
 		   unsigned lg, unsigned window, unsigned pass, zkp_pool *pool)
 {
 	size_t n = (size_t)1 << lg;
-	double t[MAX_RUNS];
-	bool ok = true;
+	double t[MAX_RUNS], ph[5][MAX_RUNS];
+	unsigned passes = 0;
+	bool ok = true, timed = o->phases;
 	for (unsigned r = 0; r < o->runs; r++) {
 		zkp_g1 r1;
 		zkp_g2 r2;
 		/* a forced window width and windows per device pass (0: the
-		 * backend's choice) */
-		const zkp_msm_opts mo = { ZKP_MSM_AUTO, window, false, pass };
+		 * backend's choice); --phases: the device's phase times */
+		zkp_msm_phases p = { 0 };
+		const zkp_msm_opts mo = { ZKP_MSM_AUTO, window, false, pass, o->phases ? &p : NULL };
 		double t0 = now_ms();
 		int err = o->g2 ? zkp_backend_msm_g2(be, &r2, db, ds, NULL, n, &mo)
 				: zkp_backend_msm_g1(be, &r1, db, ds, NULL, n, &mo);
@@ -152,6 +158,11 @@ static int msm_one(zkp_backend *be, const struct opts *o, const zkp_dbuf *db,
 			fprintf(stderr, "zkpd-bench check: msm 2^%u: %s\n", lg, zkp_strerror(err));
 			return err;
 		}
+		const double got[5] = { p.prepare, p.sort, p.accumulate, p.scan, p.reduce };
+		for (unsigned k = 0; k < 5; k++)
+			ph[k][r] = got[k];
+		passes = p.passes;
+		timed &= p.passes > 0; /* a backend without phases leaves passes 0 */
 		/* --perturb: the host's scalar n/2 moves by one, the device's does not */
 		zkp_fr one, saved = sc[n / 2];
 		zkp_fr_set_one(&one);
@@ -167,11 +178,19 @@ static int msm_one(zkp_backend *be, const struct opts *o, const zkp_dbuf *db,
 	snprintf(what, sizeof(what), "msm %s, scalars %s, 2^%u", o->g2 ? "g2" : "g1",
 		 check_scalars_names[kind], lg);
 	verdict(ok, what, o);
+	char phases[256] = "";
+	if (timed)
+		snprintf(phases, sizeof(phases),
+			 ",\"passes\":%u,\"phases_median_ms\":{\"prepare\":%.3f,\"sort\":%.3f,"
+			 "\"accumulate\":%.3f,\"scan\":%.3f,\"reduce\":%.3f}",
+			 passes, bench_median(ph[0], o->runs), bench_median(ph[1], o->runs),
+			 bench_median(ph[2], o->runs), bench_median(ph[3], o->runs),
+			 bench_median(ph[4], o->runs));
 	printf("{\"check\":\"msm\",\"group\":\"%s\",\"backend\":\"%s\",\"scalars\":\"%s\","
 	       "\"log_n\":%u,\"window\":%u,\"pass_windows\":%u,\"runs\":%u,\"median_ms\":%.3f,"
-	       "\"min_ms\":%.3f,\"ok\":%s}\n",
+	       "\"min_ms\":%.3f%s,\"ok\":%s}\n",
 	       o->g2 ? "g2" : "g1", o->backend, check_scalars_names[kind], lg, window, pass, o->runs,
-	       bench_median(t, o->runs), mn, ok ? "true" : "false");
+	       bench_median(t, o->runs), mn, phases, ok ? "true" : "false");
 	fflush(stdout);
 	return 0;
 }
@@ -408,6 +427,10 @@ int bench_check_main(int argc, char **argv)
 		bool good = true;
 		if (!strcmp(a, "--perturb")) {
 			o.perturb = true;
+			continue;
+		}
+		if (!strcmp(a, "--phases") && !ntt) {
+			o.phases = true;
 			continue;
 		}
 		if (!v) {

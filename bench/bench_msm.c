@@ -132,7 +132,7 @@ int bench_msm_main(int argc, char **argv)
 	if ((!g2 && strcmp(group, "g1")) || log2n > 28 || threads < 1 || runs < 1 ||
 	    split_pct > 100)
 		return usage();
-	zkp_msm_opts opts = { ZKP_MSM_AUTO, window, split_pct > 0, 0 };
+	zkp_msm_opts opts = { ZKP_MSM_AUTO, window, split_pct > 0, 0, NULL };
 	if (!strcmp(mode, "xyzz"))
 		opts.accum = ZKP_MSM_XYZZ;
 	else if (!strcmp(mode, "affine"))

@@ -251,7 +251,7 @@ check() {
 # 3 x (2^16 + ... + 2^27) points, about 2 x 3 x 1.2 s at the target speed;
 # the checks' weights about 0.1 s a run at 2^27.
 check "msm g1 2^16..2^$msm_max checked" 40 150 -- msm --backend cuda \
-	--log2 "16..$msm_max" --runs 3 --scalars random
+	--log2 "16..$msm_max" --runs 3 --scalars random --phases
 # 6 kinds x 9 sizes up to 2^24: bases 1 s, MSMs well under 1 s each.
 check "msm g1 skewed scalars 2^16..2^24" 20 90 -- msm --backend cuda --log2 16..24 \
 	--scalars all
@@ -272,7 +272,7 @@ check "msm g1 pass sweep 2^26" 10 60 -- msm --backend cuda --log2 26..26 \
 # host, about 4 s at 2^24 on 16 cores; the MSMs, each run checked, about
 # three times G1's (a G2 addition is three Fp2-sized ones).
 check "msm g2 2^16..2^$g2_max checked" 45 150 -- msm --backend cuda --group g2 \
-	--log2 "16..$g2_max" --runs 3 --scalars random,01
+	--log2 "16..$g2_max" --runs 3 --scalars random,01 --phases
 # NTT spots: at 2^27 each transform moves 4.3 GB each way and 4 spots
 # cost about 1.3 s on 16 cores: about 25 s for the four; below, 5 s.
 check "ntt spots 2^16..2^24" 10 60 -- ntt --backend cuda --log2 16..24 --spots 8
@@ -613,6 +613,11 @@ for line in open(sys.argv[1]):
               o["log_n"], " window %d" % o["window"] if o.get("window") else "",
               " %d windows a pass" % o["pass_windows"] if o.get("pass_windows") else "",
               o["median_ms"], o["min_ms"], o["runs"], "checked" if o["ok"] else "WRONG"))
+        p = o.get("phases_median_ms")
+        if p:
+            print("  phases (ms, %d passes): prepare %.1f, sort %.1f, accumulate %.1f, "
+                  "scan %.1f, reduce %.1f" % (o["passes"], p["prepare"], p["sort"],
+                                              p["accumulate"], p["scan"], p["reduce"]))
 EOF
 	grep -v '^zkpd-gpu-bench:' "$table" || true
 	[ -n "$prove_rows" ] && echo "$prove_rows"

@@ -16,6 +16,7 @@
 #include "ec.cuh"
 #include "ff.cuh"
 #include "spmv.cuh"
+#include "zkpd/msm.h"
 
 /* ---- NTT ---- */
 
@@ -60,11 +61,14 @@ size_t msm_g2_ws_size(size_t n, size_t cap, unsigned c, unsigned kb);
  * least the count of scalars other than 0 and 1 (n when not counted); the
  * bucket lists and chunks are sized by it, so a count below the true one
  * overruns them. ws holds msm_g?_ws_size(n, cap, c, kb) bytes, 256-byte
- * aligned. */
+ * aligned. phases: NULL, or where the phases' device times go (CUDA
+ * events between them; zkp_msm_phases). */
 cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, dfr *scalars, size_t n,
-		       size_t cap, unsigned c, unsigned kb, void *ws, cudaStream_t stream);
+		       size_t cap, unsigned c, unsigned kb, void *ws, zkp_msm_phases *phases,
+		       cudaStream_t stream);
 cudaError_t msm_g2_run(g2_xyzz *win_host, const g2_affine *bases, dfr *scalars, size_t n,
-		       size_t cap, unsigned c, unsigned kb, void *ws, cudaStream_t stream);
+		       size_t cap, unsigned c, unsigned kb, void *ws, zkp_msm_phases *phases,
+		       cudaStream_t stream);
 
 /* ---- evaluation (a = A.w, b = B.w, c = C.w) ---- */
 

@@ -28,9 +28,10 @@ k_count_other(uint32_t *count, const dfr *scalars, size_t n)
 }
 
 cudaError_t msm_g1_run(g1_xyzz *win_host, const g1_affine *bases, dfr *scalars, size_t n,
-		       size_t cap, unsigned c, unsigned kb, void *ws, cudaStream_t stream)
+		       size_t cap, unsigned c, unsigned kb, void *ws, zkp_msm_phases *phases,
+		       cudaStream_t stream)
 {
-	return msm_run<dfp>(win_host, bases, scalars, n, cap, c, kb, ws, stream);
+	return msm_run<dfp>(win_host, bases, scalars, n, cap, c, kb, ws, phases, stream);
 }
 
 cudaError_t msm_count_other(size_t *ret, const dfr *scalars, size_t n, uint32_t *count,

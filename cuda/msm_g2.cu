@@ -10,8 +10,9 @@ size_t msm_g2_ws_size(size_t n, size_t cap, unsigned c, unsigned kb)
 }
 
 cudaError_t msm_g2_run(g2_xyzz *win_host, const g2_affine *bases, dfr *scalars, size_t n,
-		       size_t cap, unsigned c, unsigned kb, void *ws, cudaStream_t stream)
+		       size_t cap, unsigned c, unsigned kb, void *ws, zkp_msm_phases *phases,
+		       cudaStream_t stream)
 {
-	return msm_run<dfp2>(win_host, bases, scalars, n, cap, c, kb, ws, stream);
+	return msm_run<dfp2>(win_host, bases, scalars, n, cap, c, kb, ws, phases, stream);
 }
 

@@ -291,10 +291,77 @@ static void fold_rows(ec_xyzz<E> *rows, unsigned count, unsigned len, cudaStream
 									       len, half);
 }
 
+/* ---- phase times (zkp_msm_opts.phases) ---- */
+
+enum msm_phase {
+	MSM_PHASE_START,
+	MSM_PHASE_PREPARE,
+	MSM_PHASE_SORT,
+	MSM_PHASE_ACCUMULATE,
+	MSM_PHASE_SCAN,
+	MSM_PHASE_REDUCE,
+};
+
+/* A start, the preparation, then four phases a pass, at most 64 passes
+ * (one window each, c >= 4). */
+#define MSM_MARKS_MAX (2 + 4 * 64)
+
+/* Events recorded on the stream where a phase ends, each tagged with that
+ * phase; none when out is NULL. */
+struct msm_marks {
+	zkp_msm_phases *out;
+	cudaEvent_t ev[MSM_MARKS_MAX];
+	unsigned char phase[MSM_MARKS_MAX];
+	unsigned n, passes;
+};
+
+static void marks_init(msm_marks *mk, zkp_msm_phases *out)
+{
+	mk->out = out;
+	mk->n = mk->passes = 0;
+}
+
+static cudaError_t marks_add(msm_marks *mk, msm_phase phase, cudaStream_t stream)
+{
+	if (!mk->out || mk->n == MSM_MARKS_MAX)
+		return cudaSuccess;
+	cudaEvent_t ev;
+	cudaError_t e = cudaEventCreateWithFlags(&ev, cudaEventDefault);
+	if (e != cudaSuccess)
+		return e;
+	mk->ev[mk->n] = ev;
+	mk->phase[mk->n++] = (unsigned char)phase;
+	return cudaEventRecord(ev, stream);
+}
+
+/* After the stream's work has ended (done) the times between consecutive
+ * marks go to the phase each ends; the events are destroyed either way. */
+static cudaError_t marks_finish(msm_marks *mk, bool done)
+{
+	cudaError_t e = cudaSuccess;
+	if (!mk->out)
+		return e;
+	if (done) {
+		zkp_msm_phases *o = mk->out;
+		double *slot[] = { NULL, &o->prepare, &o->sort, &o->accumulate, &o->scan, &o->reduce };
+		*o = zkp_msm_phases{};
+		for (unsigned i = 1; i < mk->n && e == cudaSuccess; i++) {
+			float ms = 0;
+			e = cudaEventElapsedTime(&ms, mk->ev[i - 1], mk->ev[i]);
+			*slot[mk->phase[i]] += ms;
+		}
+		o->passes = e == cudaSuccess ? mk->passes : 0;
+	}
+	for (unsigned i = 0; i < mk->n; i++)
+		(void)cudaEventDestroy(mk->ev[i]);
+	mk->n = 0;
+	return e;
+}
+
 template <class E>
-static cudaError_t msm_run(ec_xyzz<E> *win_host, const ec_affine<E> *bases, dfr *scalars,
-			   size_t n, size_t cap, unsigned c, unsigned kb, void *ws,
-			   cudaStream_t stream)
+static cudaError_t msm_queue(ec_xyzz<E> *win_host, const ec_affine<E> *bases, dfr *scalars,
+			     size_t n, size_t cap, unsigned c, unsigned kb, void *ws,
+			     msm_marks *mk, cudaStream_t stream)
 {
 	typedef ec_xyzz<E> xyzz;
 	ws_layout l = layout_of<E>(n, cap, c, kb);
@@ -315,7 +382,9 @@ static cudaError_t msm_run(ec_xyzz<E> *win_host, const ec_affine<E> *bases, dfr 
 	xyzz *last = (xyzz *)(base + l.last);
 	uint32_t *keys = (uint32_t *)(base + l.keys);
 	uint32_t *span = (uint32_t *)(base + l.span);
-	cudaError_t e;
+	cudaError_t e = marks_add(mk, MSM_PHASE_START, stream);
+	if (e != cudaSuccess)
+		return e;
 
 	if (n) {
 		k_prepare<<<grid_for(n), MSM_BLOCK, 0, stream>>>(canon, zero_bits, one_bits,
@@ -329,6 +398,8 @@ static cudaError_t msm_run(ec_xyzz<E> *win_host, const ec_affine<E> *bases, dfr 
 		if (e != cudaSuccess)
 			return e;
 	}
+	if ((e = marks_add(mk, MSM_PHASE_PREPARE, stream)) != cudaSuccess)
+		return e;
 	for (unsigned w0 = 0; w0 < l.k; w0 += l.kb) {
 		unsigned kb = l.k - w0 < l.kb ? l.k - w0 : l.kb;
 		e = cudaMemsetAsync(counts, 0, (size_t)kb * l.nb * sizeof(uint32_t), stream);
@@ -343,11 +414,15 @@ static cudaError_t msm_run(ec_xyzz<E> *win_host, const ec_affine<E> *bases, dfr 
 		if (n)
 			k_scatter<<<grid_for(n), MSM_BLOCK, 0, stream>>>(
 				sorted, counts, canon, zero_bits, one_bits, n, cap, c, w0, kb, l.nb);
+		if ((e = marks_add(mk, MSM_PHASE_SORT, stream)) != cudaSuccess)
+			return e;
 		size_t chunks = (size_t)kb * l.nc;
 		xyzz *in = first, *out = first2;
 		k_acc_chunk<E><<<grid_for(chunks), MSM_BLOCK, 0, stream>>>(
 			buckets, first, last, keys, span, sorted, offs, bases, cap, kb, l.nb, l.nc,
 			l.ch);
+		if ((e = marks_add(mk, MSM_PHASE_ACCUMULATE, stream)) != cudaSuccess)
+			return e;
 		/* every step the list could need is launched; those past the
 		 * pass's span return at once (msm.cuh) */
 		for (size_t d = 1; d < l.nc; d *= 2) {
@@ -357,6 +432,8 @@ static cudaError_t msm_run(ec_xyzz<E> *win_host, const ec_affine<E> *bases, dfr 
 			in = out;
 			out = t;
 		}
+		if ((e = marks_add(mk, MSM_PHASE_SCAN, stream)) != cudaSuccess)
+			return e;
 		k_bucket_finish<E><<<grid_for((size_t)kb * l.nb), MSM_BLOCK, 0, stream>>>(
 			buckets, last, first, first2, offs, span, kb, l.nb, l.nc, l.ch);
 		k_reduce<E><<<grid_for((size_t)kb * l.nseg), MSM_BLOCK, 0, stream>>>(
@@ -365,14 +442,30 @@ static cudaError_t msm_run(ec_xyzz<E> *win_host, const ec_affine<E> *bases, dfr 
 		k_gather<E><<<1, MSM_GATHER_THREADS, 0, stream>>>(win + w0, segs, ones, l.nseg, w0,
 								  kb);
 		e = cudaGetLastError();
+		if (e == cudaSuccess)
+			e = marks_add(mk, MSM_PHASE_REDUCE, stream);
 		if (e != cudaSuccess)
 			return e;
+		mk->passes++;
 	}
-	e = cudaMemcpyAsync(win_host, win, (size_t)l.k * sizeof(xyzz), cudaMemcpyDeviceToHost,
-			    stream);
-	if (e != cudaSuccess)
-		return e;
-	return cudaStreamSynchronize(stream);
+	return cudaMemcpyAsync(win_host, win, (size_t)l.k * sizeof(xyzz), cudaMemcpyDeviceToHost,
+			       stream);
+}
+
+/* The MSM of kernels.cuh's msm_g?_run: queued, waited for, and its phases
+ * timed where asked. */
+template <class E>
+static cudaError_t msm_run(ec_xyzz<E> *win_host, const ec_affine<E> *bases, dfr *scalars,
+			   size_t n, size_t cap, unsigned c, unsigned kb, void *ws,
+			   zkp_msm_phases *phases, cudaStream_t stream)
+{
+	msm_marks mk;
+	marks_init(&mk, phases);
+	cudaError_t e = msm_queue<E>(win_host, bases, scalars, n, cap, c, kb, ws, &mk, stream);
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(stream);
+	cudaError_t t = marks_finish(&mk, e == cudaSuccess);
+	return e != cudaSuccess ? e : t;
 }
 
 #endif

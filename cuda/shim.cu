@@ -745,9 +745,10 @@ struct g1_group {
 		return msm_g1_ws_size(n, cap, c, kb);
 	}
 	static cudaError_t run(ec_xyzz<dfp> *win, const void *bases, dfr *sc, size_t n,
-			       size_t cap, unsigned c, unsigned kb, void *ws, cudaStream_t st)
+			       size_t cap, unsigned c, unsigned kb, void *ws, zkp_msm_phases *ph,
+			       cudaStream_t st)
 	{
-		return msm_g1_run(win, (const g1_affine *)bases, sc, n, cap, c, kb, ws, st);
+		return msm_g1_run(win, (const g1_affine *)bases, sc, n, cap, c, kb, ws, ph, st);
 	}
 	static void set_infinity(jac *r) { zkp_g1_set_infinity(r); }
 	static affine *fb_table() { return zkp_fixed_base_g1_table(); }
@@ -776,9 +777,10 @@ struct g2_group {
 		return msm_g2_ws_size(n, cap, c, kb);
 	}
 	static cudaError_t run(ec_xyzz<dfp2> *win, const void *bases, dfr *sc, size_t n,
-			       size_t cap, unsigned c, unsigned kb, void *ws, cudaStream_t st)
+			       size_t cap, unsigned c, unsigned kb, void *ws, zkp_msm_phases *ph,
+			       cudaStream_t st)
 	{
-		return msm_g2_run(win, (const g2_affine *)bases, sc, n, cap, c, kb, ws, st);
+		return msm_g2_run(win, (const g2_affine *)bases, sc, n, cap, c, kb, ws, ph, st);
 	}
 	static void set_infinity(jac *r) { zkp_g2_set_infinity(r); }
 	static affine *fb_table() { return zkp_fixed_base_g2_table(); }
@@ -813,6 +815,8 @@ static int cuda_msm(zkp_backend *be, typename G::jac *ret, const zkp_dbuf *bases
 	typedef ec_xyzz<typename G::dev> xyzz;
 	cuda_backend *cb = cuda_of(be);
 	G::set_infinity(ret);
+	if (opts && opts->phases)
+		*opts->phases = zkp_msm_phases{}; /* passes 0 until the device's MSM has run */
 	int err = msm_sizes_ok(bases, sizeof(typename G::affine), scalars, density, n);
 	if (err)
 		return err;
@@ -857,7 +861,8 @@ static int cuda_msm(zkp_backend *be, typename G::jac *ret, const zkp_dbuf *bases
 	if ((err = ws_reserve(cb, &cb->ws_big, G::ws_size(m, cap, c, kb))) ||
 	    (err = clear_pending(cb)))
 		goto out;
-	CUDA_TRY(cb, G::run(win, bases->ptr, sc, m, cap, c, kb, cb->ws_big.ptr, cb->stream));
+	CUDA_TRY(cb, G::run(win, bases->ptr, sc, m, cap, c, kb, cb->ws_big.ptr,
+			    opts ? opts->phases : NULL, cb->stream));
 	busy_end(cb, &busy);
 
 	/* Horner over the windows: ret = sum_w 2^(wc) W_w (the ones are in

@@ -77,6 +77,17 @@ enum zkp_msm_accum {
 	ZKP_MSM_AFFINE, /* batch-affine buckets */
 };
 
+/* What a device MSM's phases took, in milliseconds of device time between
+ * CUDA events on its stream, summed over its window passes. */
+typedef struct {
+	double prepare;    /* canonical scalars, 0/1 bitmaps, batch addition of the ones */
+	double sort;       /* per pass: histogram, offsets, scatter into bucket lists */
+	double accumulate; /* per pass: the bucket accumulation over the lists */
+	double scan;       /* per pass: the segmented scan of the chunks' partial sums */
+	double reduce;     /* per pass: buckets finished, running sums, folds, gather */
+	unsigned passes;   /* window passes; 0: nothing was timed (no device MSM) */
+} zkp_msm_phases;
+
 typedef struct {
 	enum zkp_msm_accum accum;
 	/* Window width c; 0 picks it from the measured table. Forced values
@@ -89,9 +100,13 @@ typedef struct {
 	/* Device MSMs only: windows sorted and accumulated in one pass; 0 lets
 	 * the backend keep a pass within its memory budget. For benches. */
 	unsigned pass_windows;
+	/* Device MSMs only: when set, the MSM times its phases with CUDA
+	 * events (a few microseconds each) and writes them here; other
+	 * backends leave it untouched. For benches. */
+	zkp_msm_phases *phases;
 } zkp_msm_opts;
 
-/* NULL opts everywhere means { ZKP_MSM_AUTO, 0, false, 0 }. */
+/* NULL opts everywhere means { ZKP_MSM_AUTO, 0, false, 0, NULL }. */
 
 /* Bytes of workspace that any G1 form below needs for n scalars on a pool
  * of `threads` threads (0 counts as 1) with these options; the same size

@@ -268,7 +268,7 @@ static int leave(zkp_groth16_job *job, int rc, enum job_state done)
 	return rc;
 }
 
-const zkp_msm_opts g16_witness_msm = { ZKP_MSM_AUTO, 0, true, 0 };
+const zkp_msm_opts g16_witness_msm = { ZKP_MSM_AUTO, 0, true, 0, NULL };
 
 /* One G1 MSM of query q (G16_RES_*) over scalars already on the job's
  * backend: the bases from the resident copy, or imported for this call.

@@ -265,7 +265,7 @@ static void msm_case_at(const char *what, bool g2, const void *pts, size_t n, en
 				nb++;
 			}
 	}
-	zkp_msm_opts opts = { ZKP_MSM_AUTO, window, false, pass };
+	zkp_msm_opts opts = { ZKP_MSM_AUTO, window, false, pass, NULL };
 	zkp_dbuf cb, cs;
 	zkp_backend_import_host(cpu, &cb, pts, nb * psize);
 	zkp_backend_import_host(cpu, &cs, s, n * sizeof(*s));

@@ -5,7 +5,7 @@
  * every CUDA call of the shim (creation, pinned memory in two sizes,
  * imports, uploads, an NTT that uploads its domain and one that finds it
  * cached, the pointwise H step, sync, G1 MSMs with and without a density
- * bitmap, the G2 MSM, the evaluation of a matrix and the row check, the
+ * bitmap, the G2 MSM, a G1 MSM with its phases timed, the evaluation of a matrix and the row check, the
  * fixed-base multiplication, memory info, teardown) is run once
  * clean, counting the runtime calls, then again with a failure injected at
  * each call in turn, once recoverable (cudaErrorMemoryAllocation) and once
@@ -35,6 +35,8 @@
  * the fake's device time of every kernel launched (each launch takes
  * FAKE_CUDA_LAUNCH_MS), uploads and downloads add none, and work still in
  * flight counts only once it is reached, without the query waiting.
+ * Then the MSM's phase times: each phase's equals the fake's device time
+ * of its kernels, and together they hold every kernel of the MSM's run.
  * Last, scratch_bytes: the MSM workspace the shim keeps stays within the
  * bound device memory admission plans with, and the NTT tables are
  * exactly as planned.
@@ -169,6 +171,15 @@ static int st_msm_g2(struct scene *s)
 	return zkp_backend_msm_g2(s->be, &r, &s->g2, &s->sc, NULL, N, NULL);
 }
 
+/* A G1 MSM with its phases timed (zkp_msm_opts.phases: events). */
+static int st_msm_phases(struct scene *s)
+{
+	zkp_g1 r;
+	zkp_msm_phases ph;
+	const zkp_msm_opts o = { ZKP_MSM_AUTO, 0, false, 0, &ph };
+	return zkp_backend_msm_g1(s->be, &r, &s->g1, &s->sc, NULL, N, &o);
+}
+
 static int st_download(struct scene *s)
 {
 	return zkp_backend_download(s->be, s->pin, &s->a, 0, N * sizeof(zkp_fr));
@@ -253,6 +264,7 @@ static const struct {
 	{ "msm_g1", st_msm, WORK },
 	{ "msm_g1 density", st_msm_density, WORK },
 	{ "msm_g2", st_msm_g2, WORK },
+	{ "msm_g1 phases", st_msm_phases, WORK },
 	{ "download", st_download, WORK },
 	{ "host_alloc other size", st_repin, WORK },
 	{ "mem_info", st_mem_info, WORK },
@@ -529,6 +541,44 @@ static void busy_time(const struct scene *proto)
 	leaks(w, 0);
 }
 
+/* zkp_msm_opts.phases: the phases' times are the fake's device time of
+ * the kernels each holds (FAKE_CUDA_LAUNCH_MS a launch): every launch of
+ * the MSM but the count of scalars other than 0 and 1 (before the run)
+ * lies in one phase; each pass has 3 sort launches (histogram, scan,
+ * scatter), 1 accumulation, the same scan steps and at least a finish, a
+ * reduction and a gather; kb = 1 runs one pass a window. */
+static void phase_times(const struct scene *proto)
+{
+	struct scene s = *proto;
+	const char *w = "msm phases";
+	const double L = FAKE_CUDA_LAUNCH_MS;
+	fake_cuda_reset();
+	check(st_new(&s) == 0 && st_import(&s) == 0 && st_alloc(&s) == 0 && st_upload(&s) == 0,
+	      "setup", w, 0);
+	unsigned passes[2] = { 0, 0 };
+	for (unsigned kb = 0; kb < 2; kb++) {
+		zkp_g1 r;
+		zkp_msm_phases ph = { 1, 1, 1, 1, 1, 7 }; /* overwritten */
+		const zkp_msm_opts o = { ZKP_MSM_AUTO, 0, false, kb, &ph };
+		unsigned long l0 = fake_cuda_launches();
+		check(zkp_backend_msm_g1(s.be, &r, &s.g1, &s.sc, NULL, N, &o) == 0, "msm", w, kb);
+		double launched = (double)(fake_cuda_launches() - l0 - 1) * L;
+		double sum = ph.prepare + ph.sort + ph.accumulate + ph.scan + ph.reduce;
+		double p = ph.passes, scan_steps = ph.passes ? ph.scan / (p * L) : 0;
+		passes[kb] = ph.passes;
+		check(ph.passes > 0 && near(sum, launched), "every launch in one phase", w, kb);
+		check(near(ph.sort, 3 * p * L) && near(ph.accumulate, p * L),
+		      "sort and accumulation per pass", w, kb);
+		check(near(scan_steps, (double)(unsigned)(scan_steps + 0.5)) && ph.reduce >= 3 * p * L &&
+			      ph.prepare >= 2 * L,
+		      "scan, reduction and preparation", w, kb);
+	}
+	check(passes[0] == 1 && passes[1] > 1, "one pass by default here, one a window with kb 1", w,
+	      passes[1]);
+	st_teardown(&s);
+	leaks(w, 0);
+}
+
 /* scratch_bytes, what device memory admission plans with, bounds what the
  * shim keeps: the MSM workspace after G1 MSMs (plain and density) and a G2
  * MSM of N points, and the NTT tables of the domain exactly. */
@@ -653,6 +703,9 @@ int main(void)
 	f0 = failures;
 	busy_time(&proto);
 	printf("busy time: %lu failures\n", failures - f0);
+	f0 = failures;
+	phase_times(&proto);
+	printf("msm phases: %lu failures\n", failures - f0);
 	f0 = failures;
 	scratch_bounds(&proto);
 	printf("scratch bounds: %lu failures\n", failures - f0);

@@ -340,7 +340,7 @@ static void test_mem_model(void **state)
 				/* The MSM terms follow the points present, the witness's
 				 * MSMs in split mode (zeros skipped, ones summed). */
 				unsigned t = i ? 4 : 1;
-				const zkp_msm_opts split = { ZKP_MSM_AUTO, 0, true, 0 };
+				const zkp_msm_opts split = { ZKP_MSM_AUTO, 0, true, 0, NULL };
 				assert_true(m->msm_g2 ==
 					    (double)zkp_msm_g2_scratch_size(e.pk.n[ZKP_GROTH16_B_G2], t,
 									    &split));

@@ -151,7 +151,7 @@ static void check(const struct grp *g, const void *want, const void *bases,
 static void check_all(const struct grp *g, const void *want, const void *bases,
 		      const zkp_fr *s, size_t n)
 {
-	zkp_msm_opts o = { ZKP_MSM_AUTO, 0, false, 0 };
+	zkp_msm_opts o = { ZKP_MSM_AUTO, 0, false, 0, NULL };
 	check(g, want, bases, s, n, NULL, NULL);
 	check(g, want, bases, s, n, &o, pool3);
 	for (int a = ZKP_MSM_XYZZ; a <= ZKP_MSM_AFFINE; a++) {
@@ -227,7 +227,7 @@ static void windows(const struct grp *g, size_t n, unsigned cmax)
 	g->naive(&want, bases, s, n);
 	for (unsigned c = 1; c <= cmax; c++) {
 		for (int a = ZKP_MSM_XYZZ; a <= ZKP_MSM_AFFINE; a++) {
-			zkp_msm_opts o = { (enum zkp_msm_accum)a, c, false, 0 };
+			zkp_msm_opts o = { (enum zkp_msm_accum)a, c, false, 0, NULL };
 			check(g, &want, bases, s, n, &o, c & 1 ? pool3 : NULL);
 		}
 	}
@@ -411,13 +411,13 @@ static void split(const struct grp *g, size_t n)
 	const unsigned mixes[5][2] = { { 60, 25 }, { 0, 100 }, { 100, 0 }, { 10, 80 }, { 0, 0 } };
 	for (int mi = 0; mi < 5; mi++) {
 		witness_scalars(s, n, mixes[mi][0], mixes[mi][1]);
-		zkp_msm_opts plain = { ZKP_MSM_AUTO, 0, false, 0 };
+		zkp_msm_opts plain = { ZKP_MSM_AUTO, 0, false, 0, NULL };
 		size_t size = g->scratch(n, 1, &plain);
 		void *scratch = aligned_alloc(64, (size + 63) & ~(size_t)63);
 		g->msm(want, bases, s, n, &plain, scratch, size, NULL);
 		free(scratch);
 		for (int a = ZKP_MSM_AUTO; a <= ZKP_MSM_AFFINE; a++) {
-			zkp_msm_opts o = { (enum zkp_msm_accum)a, 0, true, 0 };
+			zkp_msm_opts o = { (enum zkp_msm_accum)a, 0, true, 0, NULL };
 			check(g, want, bases, s, n, &o, NULL);
 			check(g, want, bases, s, n, &o, pool3);
 			check(g, want, bases, s, n, &o, pool8);
@@ -461,7 +461,7 @@ static void density(const struct grp *g, size_t n, unsigned pct_set)
 	if (m > 3)
 		memset(bases + 3 * g->aff, 0, g->aff); /* an infinity base */
 
-	zkp_msm_opts plain = { ZKP_MSM_AUTO, 0, false, 0 };
+	zkp_msm_opts plain = { ZKP_MSM_AUTO, 0, false, 0, NULL };
 	size_t size = g->scratch(m, 1, &plain);
 	void *scratch = size ? aligned_alloc(64, (size + 63) & ~(size_t)63) : NULL;
 	g->msm(want, bases, sel, m, &plain, scratch, size, NULL);
@@ -469,7 +469,7 @@ static void density(const struct grp *g, size_t n, unsigned pct_set)
 
 	for (int split_mode = 0; split_mode < 2; split_mode++) {
 		for (int a = ZKP_MSM_AUTO; a <= ZKP_MSM_AFFINE; a++) {
-			zkp_msm_opts o = { (enum zkp_msm_accum)a, 0, split_mode, 0 };
+			zkp_msm_opts o = { (enum zkp_msm_accum)a, 0, split_mode, 0, NULL };
 			zkp_pool *pools[3] = { NULL, pool3, pool8 };
 			for (int p = 0; p < 3; p++) {
 				size = g->scratch(n, zkp_pool_threads(pools[p]), &o);
@@ -526,7 +526,7 @@ static void test_shapes(void **state)
 	}
 	/* the sizes test_g1_random runs on 3 and 8 threads include such plans */
 	assert_true(mixed > 0);
-	zkp_msm_opts o = { ZKP_MSM_XYZZ, 7, false, 0 };
+	zkp_msm_opts o = { ZKP_MSM_XYZZ, 7, false, 0, NULL };
 	zkp_msm_shape sh;
 	zkp_msm_g1_shape(&sh, 1000, 1, &o);
 	assert_int_equal(sh.window, 7);
