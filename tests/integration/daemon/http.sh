@@ -194,7 +194,7 @@ check "every log line is one JSON object ($n lines)" "$(grep -Ev "$line" zkpd.lo
 summary='"msg":"job 1 done: circuit demo priority normal device cpu queue [0-9.]+ s total [0-9.]+ s (\| load [0-9.]+ )?\| queued [0-9.]+ \| witness [0-9.]+ \| eval [^"]* \| verify [0-9.]+ \| result [0-9.]+ \| spans [0-9.]+ s = [0-9.]+ % of total \| rss witness [0-9.]+ MiB, [^"]*verify [0-9.]+ MiB"'
 check "the job's summary line" "$(grep '"job":1' zkpd.log | head -1)" grep -Eq "$summary" zkpd.log
 check "the summary's JSON members" "$(grep '"job":1' zkpd.log | head -1)" \
-	grep -Eq '"job":1,"circuit":"demo","priority":"normal","state":"done","device":"cpu","cpu_fallback":false,"device_eval":false,"queue_seconds":[0-9.]+,"total_seconds":[0-9.]+,"stages":\{.*"msm":\{"seconds":[0-9.]+,"rss_mib":[0-9.]+\}.*\},"spans":\{"queued":[0-9.]+,"witness":[0-9.]+,.*"verify":[0-9.]+,"result":[0-9.]+\},"spans_seconds":[0-9.]+\}$' zkpd.log
+	grep -Eq '"job":1,"circuit":"demo","priority":"normal","state":"done","device":"cpu","cpu_fallback":false,"device_eval":false,"queue_seconds":[0-9.]+,"total_seconds":[0-9.]+,"stages":\{.*"msm":\{"seconds":[0-9.]+,"rss_mib":[0-9.]+\}.*\},"spans":\{("load":[0-9.]+,)?"queued":[0-9.]+,"witness":[0-9.]+,.*"verify":[0-9.]+,"result":[0-9.]+\},"spans_seconds":[0-9.]+\}$' zkpd.log
 # The spans' sum against the total, from the JSON members.
 sums=$(grep '"job":1,' zkpd.log | head -1 | sed -n 's/.*"total_seconds":\([0-9.]*\),.*"spans_seconds":\([0-9.]*\)}$/\1 \2/p')
 check "job 1's spans add up to its total within 5 % ($sums)" "$sums" \
