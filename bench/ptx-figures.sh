@@ -5,15 +5,16 @@
 #    thread, spill store and load bytes, stack frame and static shared
 #    memory, from `ptxas -v` while compiling each file to a cubin with the
 #    build's flags (-O2, C++17, sm_90);
-#  - PTX instruction counts of seven device functions, isolated by small
+#  - PTX instruction counts of nine device functions, isolated by small
 #    wrappers compiled only here (bench/ptx-probes.cu): one G1 and one G2
 #    mixed addition (XYZZ + affine), one Fr, one Fp and one Fp2
-#    multiplication, one Fp squaring, one NTT butterfly. A count is the instructions of the wrapper plus every .func
-#    it calls, each once; "mul" counts the integer multiply and
-#    multiply-add instructions among them;
+#    multiplication, one Fp squaring, one a b - c d in Fp and in Fp2
+#    (fe_mul_sub), one NTT butterfly. A count is the instructions of the
+#    wrapper plus every .func it calls, each once; "mul" counts the
+#    integer multiply and multiply-add instructions among them;
 #  - with ZKPD_SASS_BIN set to a directory holding ptxas and cuobjdump of a
 #    CUDA toolkit from 11.8 on (Debian's non-free nvidia-cuda-toolkit is
-#    11.8): the same seven as SASS for sm_90, counted per instruction
+#    11.8): the same nine as SASS for sm_90, counted per instruction
 #    (NOPs left out), IMAD and MOV apart, with registers. That ptxas
 #    assembles this nvcc's PTX with its .version lowered to its own (the
 #    cuobjdump of an older toolkit cannot read a newer nvcc's cubins), so
@@ -151,8 +152,10 @@ probe_list = (
     ("fr_mul", "probe_fr_mul", "fe_mul<fr_params>, one Fr Montgomery multiplication"),
     ("fp_mul", "probe_fp_mul", "fe_mul<fp_params>, one Fp Montgomery multiplication"),
     ("fp_sqr", "probe_fp_sqr", "fe_sqr<fp_params>, one Fp Montgomery squaring"),
+    ("fp_mul_sub", "probe_fp_mul_sub", "fe_mul_sub<fp_params>, a b - c d in Fp with one reduction"),
     ("g1_madd", "probe_g1_madd", "xyzz_add_affine over Fp, one G1 mixed addition XYZZ + affine"),
     ("fp2_mul", "probe_fp2_mul", "fe_mul over Fp2, one Fp2 multiplication (3 Fp ones)"),
+    ("fp2_mul_sub", "probe_fp2_mul_sub", "fe_mul_sub over Fp2, a b - c d (two sums of four Fp products)"),
     ("g2_madd", "probe_g2_madd", "xyzz_add_affine over Fp2, one G2 mixed addition XYZZ + affine"),
     ("ntt_butterfly", "probe_ntt_bfly",
      "ntt_bfly_dit forward, one radix-2 butterfly with its twiddle"))

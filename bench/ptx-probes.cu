@@ -1,5 +1,5 @@
 /*
- * Wrappers that isolate seven device functions for bench/ptx-figures.sh,
+ * Wrappers that isolate nine device functions for bench/ptx-figures.sh,
  * which compiles this file to PTX and counts each wrapper's instructions
  * (with any function it calls out of line). Never linked into a program.
  *   probe_fr_mul:   one Fr Montgomery multiplication (fe_mul, ff.cuh)
@@ -8,7 +8,9 @@
  *   probe_g1_madd:  one G1 mixed addition, XYZZ + affine
  *                   (xyzz_add_affine, ec.cuh; with its doubling and
  *                   infinity branches)
+ *   probe_fp_mul_sub: a b - c d in Fp with one reduction (fe_mul_sub)
  *   probe_fp2_mul:  one Fp2 multiplication (fp2.cuh: Karatsuba, 3 Fp ones)
+ *   probe_fp2_mul_sub: a b - c d in Fp2 (two sums of four Fp products)
  *   probe_g2_madd:  one G2 mixed addition, XYZZ + affine (the same
  *                   formulas over Fp2)
  *   probe_ntt_bfly: one forward radix-2 DIT butterfly with its twiddle
@@ -40,6 +42,13 @@ extern "C" __global__ void probe_fp_sqr(dfp *ret, const dfp *a)
 	fe_sqr(&ret[t], &a[t]);
 }
 
+extern "C" __global__ void probe_fp_mul_sub(dfp *ret, const dfp *a, const dfp *b, const dfp *c,
+					  const dfp *d)
+{
+	unsigned t = threadIdx.x;
+	fe_mul_sub(&ret[t], &a[t], &b[t], &c[t], &d[t]);
+}
+
 extern "C" __global__ void probe_g1_madd(g1_xyzz *ret, const g1_xyzz *a, const g1_affine *b)
 {
 	unsigned t = threadIdx.x;
@@ -50,6 +59,13 @@ extern "C" __global__ void probe_fp2_mul(dfp2 *ret, const dfp2 *a, const dfp2 *b
 {
 	unsigned t = threadIdx.x;
 	fe_mul(&ret[t], &a[t], &b[t]);
+}
+
+extern "C" __global__ void probe_fp2_mul_sub(dfp2 *ret, const dfp2 *a, const dfp2 *b,
+					   const dfp2 *c, const dfp2 *d)
+{
+	unsigned t = threadIdx.x;
+	fe_mul_sub(&ret[t], &a[t], &b[t], &c[t], &d[t]);
 }
 
 extern "C" __global__ void probe_g2_madd(g2_xyzz *ret, const g2_xyzz *a, const g2_affine *b)

@@ -1,8 +1,10 @@
 #!/bin/sh
 # bench/ptx-figures.sh where nvcc exists (77, skipped, elsewhere): its JSON
 # must parse and hold every kernel of cuda/ with a register count above
-# zero and spill figures (the G2 MSM's cuda/msm_g2.cu among them), and the seven device functions with non-zero
-# PTX instruction and multiply counts.
+# zero and spill figures (the G2 MSM's cuda/msm_g2.cu among them), and
+# the nine device functions with non-zero PTX instruction and multiply
+# counts. a b - c d (fe_mul_sub) must take
+# fewer multiplies than its two products would (one reduction for both).
 # Usage: ptx-figures-check.sh REPO_ROOT
 set -u
 out=$(mktemp)
@@ -26,10 +28,18 @@ for want in ("k_group", "k_acc_chunk", "k_reduce", "k_ones", "k_h_pointwise"):
         bad.append("no kernel " + want)
 if not any(k["file"] == "cuda/msm_g2.cu" and "k_acc_chunk" in k["name"] for k in ks):
     bad.append("no G2 kernel from cuda/msm_g2.cu")
-for key in ("fr_mul", "fp_mul", "fp_sqr", "g1_madd", "fp2_mul", "g2_madd", "ntt_butterfly"):
-    p = d["device_functions"][key]
+f = d["device_functions"]
+for key in ("fr_mul", "fp_mul", "fp_sqr", "fp_mul_sub", "g1_madd", "fp2_mul", "fp2_mul_sub",
+            "g2_madd", "ntt_butterfly"):
+    p = f[key]
     if not (p["ptx_instructions"] > 0 and p["ptx_mul"] > 0):
         bad.append(key + " has a zero count")
+# Fp: 6n^2 + n multiplies against 2 (4n^2 + n) (n = 12: 876 / 1,176);
+# Fp2: 2 (12n^2 + n) against the 2 x 3 (4n^2 + n) of two products.
+for key, one, most in (("fp_mul_sub", "fp_mul", 1.6), ("fp2_mul_sub", "fp2_mul", 1.8)):
+    if f[key]["ptx_mul"] > most * f[one]["ptx_mul"]:
+        bad.append("%s takes %d multiplies, over %.1f x %s's %d" % (
+            key, f[key]["ptx_mul"], most, one, f[one]["ptx_mul"]))
 if bad:
     print("FAIL:", bad)
     sys.exit(1)

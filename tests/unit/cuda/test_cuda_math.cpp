@@ -150,6 +150,23 @@ static void test_fp(void)
 		zkp_fp_sqr(&r, &a);
 		fe_sqr(&dr, &da);
 		check(same(&dr, &r), "fp sqr", i);
+		zkp_fp c, d, cd;
+		dfp dc, dd;
+		pick_fp(&c);
+		pick_fp(&d);
+		memcpy(&dc, &c, sizeof(c));
+		memcpy(&dd, &d, sizeof(d));
+		zkp_fp_mul(&r, &a, &b);
+		zkp_fp_mul(&cd, &c, &d);
+		zkp_fp_sub(&r, &r, &cd);
+		fe_mul_sub(&dr, &da, &db, &dc, &dd);
+		check(same(&dr, &r), "fp mul_sub", i);
+		dfp t = db;
+		fe_mul_sub(&t, &da, &t, &t, &dd); /* ret aliasing two inputs */
+		zkp_fp_mul(&r, &a, &b);
+		zkp_fp_mul(&cd, &b, &d);
+		zkp_fp_sub(&r, &r, &cd);
+		check(same(&t, &r), "fp mul_sub aliased", i);
 		zkp_fp_neg(&r, &a);
 		fe_neg(&dr, &da);
 		check(same(&dr, &r), "fp neg", i);
@@ -199,6 +216,69 @@ static void test_fp_sqr_edges(void)
 		}
 	}
 	mpz_clears(m, v, three, NULL);
+}
+
+/* fe_mul_sum<fp_params, T> against the C layer's products and sums, for
+ * T = 1, 2, 3, 4 and 8 (fp_params::sum_max), on picked values and on T
+ * copies of m - 1 (the largest accumulator the bound allows); and sum_max
+ * against GMP: (sum_max + 1) m < 2^(64 N), each field's the largest that
+ * holds (8 for p, 1 for r). */
+template <int T> static void fp_sum_case(const zkp_fp *a, const zkp_fp *b, unsigned long i)
+{
+	zkp_fp want, t;
+	dfp da[T], db[T], got;
+	const dfp *pa[T], *pb[T];
+	zkp_fp_set_zero(&want);
+	for (int k = 0; k < T; k++) {
+		zkp_fp_mul(&t, &a[k], &b[k]);
+		zkp_fp_add(&want, &want, &t);
+		memcpy(&da[k], &a[k], sizeof(a[k]));
+		memcpy(&db[k], &b[k], sizeof(b[k]));
+		pa[k] = &da[k];
+		pb[k] = &db[k];
+	}
+	fe_mul_sum<fp_params, T>(&got, pa, pb);
+	check(same(&got, &want), "fp mul_sum", i * 16 + T);
+}
+
+template <int T> static void fp_sum_cases(void)
+{
+	zkp_fp a[T], b[T];
+	for (unsigned long i = 0; i < ITERS / 16; i++) {
+		for (int k = 0; k < T; k++) {
+			pick_fp(&a[k]);
+			pick_fp(&b[k]);
+		}
+		fp_sum_case<T>(a, b, i);
+	}
+	for (int k = 0; k < T; k++) {
+		memcpy(a[k].l, ZKP_FP_MODULUS, sizeof(a[k].l)); /* raw limbs m - 1 */
+		a[k].l[0] -= 1;
+		b[k] = a[k];
+	}
+	fp_sum_case<T>(a, b, ITERS);
+}
+
+static void test_fp_mul_sum(void)
+{
+	fp_sum_cases<1>();
+	fp_sum_cases<2>();
+	fp_sum_cases<3>();
+	fp_sum_cases<4>();
+	fp_sum_cases<8>();
+	mpz_t m, v;
+	mpz_inits(m, v, NULL);
+	mpz_import(m, 6, -1, sizeof(uint64_t), 0, 0, ZKP_FP_MODULUS);
+	mpz_mul_ui(v, m, fp_params::sum_max + 1);
+	check(mpz_sizeinbase(v, 2) <= 384, "fp sum_max", 0);
+	mpz_mul_ui(v, m, fp_params::sum_max + 2);
+	check(mpz_sizeinbase(v, 2) > 384, "fp sum_max, the largest", 0);
+	mpz_import(m, 4, -1, sizeof(uint64_t), 0, 0, ZKP_FR_MODULUS);
+	mpz_mul_ui(v, m, fr_params::sum_max + 1);
+	check(mpz_sizeinbase(v, 2) <= 256, "fr sum_max", 0);
+	mpz_mul_ui(v, m, fr_params::sum_max + 2);
+	check(mpz_sizeinbase(v, 2) > 256, "fr sum_max, the largest", 0);
+	mpz_clears(m, v, NULL);
 }
 
 static void test_fr(void)
@@ -266,6 +346,22 @@ static void test_fp2(void)
 		zkp_fp2_sqr(&r, &a);
 		fe_sqr(&dr, &da);
 		check(same(&dr, &r), "fp2 sqr", i);
+		zkp_fp2 c, d, cd;
+		dfp2 dc, dd;
+		pick_fp(&c.c0);
+		pick_fp(&c.c1);
+		pick_fp(&d.c0);
+		pick_fp(&d.c1);
+		memcpy(&dc, &c, sizeof(c));
+		memcpy(&dd, &d, sizeof(d));
+		zkp_fp2_mul(&r, &a, &b);
+		zkp_fp2_mul(&cd, &c, &d);
+		zkp_fp2_sub(&r, &r, &cd);
+		fe_mul_sub(&dr, &da, &db, &dc, &dd);
+		check(same(&dr, &r), "fp2 mul_sub", i);
+		dfp2 u = dd;
+		fe_mul_sub(&u, &da, &db, &dc, &u); /* ret aliasing an input */
+		check(same(&u, &r), "fp2 mul_sub aliased", i);
 		/* aliased: ret = a * ret, ret = ret^2 */
 		dfp2 t = db;
 		fe_mul(&t, &da, &t);
@@ -1554,7 +1650,8 @@ int main(void)
 		const char *name;
 		void (*fn)(void);
 	} parts[] = {
-		{ "fp", test_fp }, { "fp-sqr", test_fp_sqr_edges }, { "fr", test_fr },
+		{ "fp", test_fp }, { "fp-sqr", test_fp_sqr_edges }, { "fp-sum", test_fp_mul_sum },
+		{ "fr", test_fr },
 		{ "fp2", test_fp2 }, { "inv", test_inv }, { "ec", test_ec_g1 }, { "ec-g2", test_ec_g2 },
 		{ "fixbase", test_fixed_base_both }, { "setup", test_setup_device_path },
 		{ "spmv", test_spmv },
