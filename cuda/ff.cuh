@@ -402,64 +402,21 @@ template <class F> ZKP_HD void fe_cios_finish(fe<F> *ret, const uint32_t *e, con
 }
 
 /*
- * ret = a b R^-1 mod m: CIOS over 32-bit limbs (Koc, Acar, Kaliski 1996),
- * n = 2N iterations of t = (t + a b_i + q m) / 2^32 with
- * q = t_0 (-m^-1) mod 2^32, t held as e + 2^32 o (fe_mad_even).
- *
- * Bounds: with a < m, b_i, q < 2^32 and t < 2m at the start of an
- * iteration, t + a b_i + q m < 2m 2^32 < 2^(32(n+1)) and the new t is
- * below 2m again, both moduli leaving a spare top bit (2m < 2^(32n)). So
- * e + 2^32 o fits its n + 1 limbs of weight and o never carries out of
- * its top limb. One subtraction of m at the end.
- *
- * The division by 2^32: after the reduction e_0 = 0, and
- * (e + 2^32 o) / 2^32 = (o + e_1) + 2^32 (e >> 64). So the old o becomes
- * the new e, with e_1 added to its limb 0, and the old e shifted down by
- * two limbs (pairs stay aligned) the new o. The carry of that one
- * addition has o's limb 0's weight and runs straight into the next odd
- * row's chain. The first iteration starts from t = 0, where the products
- * need no additions at all.
- * 4n^2 + n multiplications.
- */
-template <class F> ZKP_HD void fe_mul(fe<F> *ret, const fe<F> *a, const fe<F> *b)
-{
-	enum { n = 2 * F::N };
-	uint32_t x[n], y[n], m[n], e[n], o[n];
-	fe_split<F>(x, a);
-	fe_split<F>(y, b);
-	ZKP_UNROLL
-	for (int j = 0; j < n; j++)
-		m[j] = fe_mod32<F>(j);
-	fe_row_first<n>(e, o, x, y[0]);
-	carry_chain c0;
-	fe_reduce_row<F, false>(c0, e, o, m);
-	ZKP_UNROLL
-	for (int i = 1; i < n; i++) {
-		carry_chain c;
-		fe_shift<n>(c, e, o);
-		fe_mad_odd<n, true>(c, o, x, y[i]);
-		fe_mad_even<n>(e, o, x, y[i]);
-		carry_chain d;
-		fe_reduce_row<F, false>(d, e, o, m);
-	}
-	fe_cios_finish<F>(ret, e, o);
-}
-
-/*
- * ret = (a_0 b_0 + .. + a_(T-1) b_(T-1)) R^-1 mod m: fe_mul's CIOS with T
- * product rows an iteration and one reduction row, so a sum of T products
- * costs one reduction where T multiplications cost T (6n^2 + n 32-bit
- * multiplications for T = 2 against 8n^2 + 2n; for n = 12, 876 against
- * 1,176).
+ * ret = (a_0 b_0 + .. + a_(T-1) b_(T-1)) R^-1 mod m: the CIOS of fe_mul
+ * (below, T = 1) with T product rows an iteration and one reduction row,
+ * so a sum of T products costs one reduction where T multiplications cost
+ * T (6n^2 + n 32-bit multiplications for T = 2 against 8n^2 + 2n; for
+ * n = 12, 876 against 1,176).
  *
  * Bounds: with every a_k < m, b_k's limbs, q < 2^32 and t < (T + 1) m at
  * the start of an iteration, t + sum a_k b_k,i + q m < (T + 1) m 2^32 and
  * the new t is below (T + 1) m again. (T + 1) m < 2^(32n) (F::sum_max:
- * 9p < 2^384, while 3r > 2^256 leaves Fr none) keeps that within e + 2^32 o's
- * n + 1 limbs of weight, each partial sum of the iteration too, so o never
- * carries out of its top limb. At the end t = (sum a_k b_k + Q m) / R with
- * Q < R = 2^(32n), so t < m (T m / R + 1) < 2m (T m < R by the same
- * bound): one subtraction of m, as in fe_mul.
+ * 9p < 2^384; 3r > 2^256 leaves Fr only T = 1, a product) keeps that
+ * within e + 2^32 o's n + 1 limbs of weight, each partial sum of the
+ * iteration too, so o never carries out of its top limb. At the end
+ * t = (sum a_k b_k + Q m) / R with Q < R = 2^(32n), so
+ * t < m (T m / R + 1) < 2m (T m < R by the same bound): one subtraction
+ * of m.
  */
 template <class F, int T>
 ZKP_HD void fe_mul_sum(fe<F> *ret, const fe<F> *const *a, const fe<F> *const *b)
@@ -500,6 +457,32 @@ ZKP_HD void fe_mul_sum(fe<F> *ret, const fe<F> *const *a, const fe<F> *const *b)
 		fe_reduce_row<F, false>(d, e, o, m);
 	}
 	fe_cios_finish<F>(ret, e, o);
+}
+
+/*
+ * ret = a b R^-1 mod m: CIOS over 32-bit limbs (Koc, Acar, Kaliski 1996),
+ * n = 2N iterations of t = (t + a b_i + q m) / 2^32 with
+ * q = t_0 (-m^-1) mod 2^32, t held as e + 2^32 o (fe_mad_even).
+ *
+ * Bounds: with a < m, b_i, q < 2^32 and t < 2m at the start of an
+ * iteration, t + a b_i + q m < 2m 2^32 < 2^(32(n+1)) and the new t is
+ * below 2m again, both moduli leaving a spare top bit (2m < 2^(32n)). So
+ * e + 2^32 o fits its n + 1 limbs of weight and o never carries out of
+ * its top limb. One subtraction of m at the end.
+ *
+ * The division by 2^32: after the reduction e_0 = 0, and
+ * (e + 2^32 o) / 2^32 = (o + e_1) + 2^32 (e >> 64). So the old o becomes
+ * the new e, with e_1 added to its limb 0, and the old e shifted down by
+ * two limbs (pairs stay aligned) the new o. The carry of that one
+ * addition has o's limb 0's weight and runs straight into the next odd
+ * row's chain. The first iteration starts from t = 0, where the products
+ * need no additions at all.
+ * 4n^2 + n multiplications: fe_mul_sum above with one product.
+ */
+template <class F> ZKP_HD void fe_mul(fe<F> *ret, const fe<F> *a, const fe<F> *b)
+{
+	const fe<F> *x[1] = { a }, *y[1] = { b };
+	fe_mul_sum<F, 1>(ret, x, y);
 }
 
 /* ret = a b - c d (times R^-1, as fe_mul): one reduction for both
