@@ -5,16 +5,17 @@
 #    thread, spill store and load bytes, stack frame and static shared
 #    memory, from `ptxas -v` while compiling each file to a cubin with the
 #    build's flags (-O2, C++17, sm_90);
-#  - PTX instruction counts of nine device functions, isolated by small
+#  - PTX instruction counts of ten device functions, isolated by small
 #    wrappers compiled only here (bench/ptx-probes.cu): one G1 and one G2
 #    mixed addition (XYZZ + affine), one Fr, one Fp and one Fp2
 #    multiplication, one Fp squaring, one a b - c d in Fp and in Fp2
-#    (fe_mul_sub), one NTT butterfly. A count is the instructions of the
+#    (fe_mul_sub), one NTT butterfly, one grouped NTT stage's indexing and
+#    shared accesses for a butterfly. A count is the instructions of the
 #    wrapper plus every .func it calls, each once; "mul" counts the
 #    integer multiply and multiply-add instructions among them;
 #  - with ZKPD_SASS_BIN set to a directory holding ptxas and cuobjdump of a
 #    CUDA toolkit from 11.8 on (Debian's non-free nvidia-cuda-toolkit is
-#    11.8): the same nine as SASS for sm_90, counted per instruction
+#    11.8): the same ten as SASS for sm_90, counted per instruction
 #    (NOPs left out), IMAD and MOV apart, with registers. That ptxas
 #    assembles this nvcc's PTX with its .version lowered to its own (the
 #    cuobjdump of an older toolkit cannot read a newer nvcc's cubins), so
@@ -158,7 +159,9 @@ probe_list = (
     ("fp2_mul_sub", "probe_fp2_mul_sub", "fe_mul_sub over Fp2, a b - c d (two sums of four Fp products)"),
     ("g2_madd", "probe_g2_madd", "xyzz_add_affine over Fp2, one G2 mixed addition XYZZ + affine"),
     ("ntt_butterfly", "probe_ntt_bfly",
-     "ntt_bfly_dit forward, one radix-2 butterfly with its twiddle"))
+     "ntt_bfly_dit forward, one radix-2 butterfly with its twiddle"),
+    ("ntt_stage_access", "probe_ntt_stage_access",
+     "a grouped stage's indexing and shared accesses for one butterfly, besides the butterfly"))
 for key, entry, what in probe_list:
     fs = closure(entry)
     names = demangle(fs)

@@ -1,5 +1,5 @@
 /*
- * Wrappers that isolate nine device functions for bench/ptx-figures.sh,
+ * Wrappers that isolate ten device functions for bench/ptx-figures.sh,
  * which compiles this file to PTX and counts each wrapper's instructions
  * (with any function it calls out of line). Never linked into a program.
  *   probe_fr_mul:   one Fr Montgomery multiplication (fe_mul, ff.cuh)
@@ -16,6 +16,11 @@
  *   probe_ntt_bfly: one forward radix-2 DIT butterfly with its twiddle
  *                   (ntt_bfly_dit, ntt.cuh: a multiplication, an addition,
  *                   a subtraction, and the branch of twiddle index 0)
+ *   probe_ntt_stage_access: what a butterfly of a grouped stage costs
+ *                   besides itself (ntt_group_bfly_at, its two operands
+ *                   and its twiddle read from shared memory, two elements
+ *                   written back), with the group and stage uniform as
+ *                   they are in k_group
  * Arguments come from global memory, at the thread's index, so nothing
  * folds to constants and nothing is uniform across a warp (ptxas would
  * move warp-uniform arithmetic to the slower uniform datapath).
@@ -78,4 +83,18 @@ extern "C" __global__ void probe_ntt_bfly(dfr *a, dfr *b, const dfr *tw, const b
 {
 	unsigned t = threadIdx.x;
 	ntt_bfly_dit(&a[t], &b[t], &tw[t], one[t], false);
+}
+
+extern "C" __global__ void probe_ntt_stage_access(dfr *out, ntt_group gr, unsigned s)
+{
+	__shared__ ntt_half sh[2 << NTT_TILE_LOG], shtw[1 << NTT_TILE_LOG];
+	ntt_bfly_at at = ntt_group_bfly_at(&gr, blockIdx.x, s, threadIdx.x);
+	dfr a, c, w;
+	ntt_sh_get(&a, sh, at.a);
+	ntt_sh_get(&c, sh, at.c);
+	ntt_sh_get(&w, shtw, at.w);
+	ntt_sh_put(sh, at.a, &c);
+	ntt_sh_put(sh, at.c, &w);
+	if (at.one)
+		out[threadIdx.x] = a;
 }

@@ -128,30 +128,34 @@ struct alignas(16) ntt_half {
 };
 
 /* The unit holding half k (0 low, 1 high) of element e. */
-ZKP_HD size_t ntt_sh_unit(size_t e, unsigned k)
+ZKP_HD unsigned ntt_sh_unit(unsigned e, unsigned k)
 {
-	size_t swz = ((e >> 2) & 1) ^ (((e >> 3) & 1) * 7);
+	unsigned swz = ((e >> 2) & 1) ^ (((e >> 3) & 1) * 7);
 	return ((e << 1) | k) ^ swz;
 }
 
-ZKP_HD void ntt_sh_get(dfr *v, const ntt_half *sh, size_t e)
+/* Bit 0 of e << 1 is clear, so the high half's unit is the low one's with
+ * bit 0 flipped: one swizzle an element, not two. */
+ZKP_HD void ntt_sh_get(dfr *v, const ntt_half *sh, unsigned e)
 {
-	ntt_half lo = sh[ntt_sh_unit(e, 0)], hi = sh[ntt_sh_unit(e, 1)];
+	unsigned u = ntt_sh_unit(e, 0);
+	ntt_half lo = sh[u], hi = sh[u ^ 1];
 	v->l[0] = lo.l[0];
 	v->l[1] = lo.l[1];
 	v->l[2] = hi.l[0];
 	v->l[3] = hi.l[1];
 }
 
-ZKP_HD void ntt_sh_put(ntt_half *sh, size_t e, const dfr *v)
+ZKP_HD void ntt_sh_put(ntt_half *sh, unsigned e, const dfr *v)
 {
 	ntt_half lo, hi;
 	lo.l[0] = v->l[0];
 	lo.l[1] = v->l[1];
 	hi.l[0] = v->l[2];
 	hi.l[1] = v->l[3];
-	sh[ntt_sh_unit(e, 0)] = lo;
-	sh[ntt_sh_unit(e, 1)] = hi;
+	unsigned u = ntt_sh_unit(e, 0);
+	sh[u] = lo;
+	sh[u ^ 1] = hi;
 }
 
 /* ---- grouped stages (radix 2^g in shared memory) ----
@@ -218,25 +222,25 @@ ZKP_HD unsigned ntt_min_u(unsigned a, unsigned b)
 }
 
 /* Global position of column lg's element t in block b. */
-ZKP_HD size_t ntt_group_pos(const ntt_group *gr, size_t b, size_t lg, size_t t)
+ZKP_HD size_t ntt_group_pos(const ntt_group *gr, size_t b, unsigned lg, unsigned t)
 {
 	size_t gi = (b << (gr->tile - gr->g)) + lg;
 	size_t r = gi & (((size_t)1 << gr->lo) - 1), ob = gi >> gr->lo;
-	return (ob << (gr->lo + gr->g)) + r + (t << gr->lo);
+	return (ob << (gr->lo + gr->g)) + r + ((size_t)t << gr->lo);
 }
 
-ZKP_HD size_t ntt_group_slot(const ntt_group *gr, size_t lg, size_t t)
+ZKP_HD unsigned ntt_group_slot(const ntt_group *gr, unsigned lg, unsigned t)
 {
 	unsigned sl = ntt_min_u(gr->tile - gr->g, gr->lo);
-	size_t sub = (size_t)1 << sl;
+	unsigned sub = 1u << sl;
 	return ((lg >> sl) << (gr->g + sl)) + (t << sl) + (lg & (sub - 1));
 }
 
 /* The column lg and element t of slot e. */
-ZKP_HD void ntt_group_unslot(const ntt_group *gr, size_t e, size_t *lg, size_t *t)
+ZKP_HD void ntt_group_unslot(const ntt_group *gr, unsigned e, unsigned *lg, unsigned *t)
 {
 	unsigned sl = ntt_min_u(gr->tile - gr->g, gr->lo);
-	size_t sub = (size_t)1 << sl, rem = e & (((size_t)1 << (gr->g + sl)) - 1);
+	unsigned sub = 1u << sl, rem = e & ((1u << (gr->g + sl)) - 1);
 	*t = rem >> sl;
 	*lg = ((e >> (gr->g + sl)) << sl) + (rem & (sub - 1));
 }
@@ -255,9 +259,9 @@ ZKP_HD void ntt_scale_apply(dfr *v, const ntt_scale *sc, size_t pos, unsigned lo
 
 ZKP_HD void ntt_group_load(ntt_half *sh, const dfr *x, const ntt_group *gr, size_t b, unsigned th)
 {
-	size_t tile = (size_t)1 << gr->tile;
-	for (size_t e = th; e < tile; e += gr->threads) {
-		size_t lg, t;
+	unsigned tile = 1u << gr->tile;
+	for (unsigned e = th; e < tile; e += gr->threads) {
+		unsigned lg, t;
 		ntt_group_unslot(gr, e, &lg, &t);
 		size_t pos = ntt_group_pos(gr, b, lg, t);
 		dfr v = x[pos];
@@ -270,9 +274,9 @@ ZKP_HD void ntt_group_load(ntt_half *sh, const dfr *x, const ntt_group *gr, size
 ZKP_HD void ntt_group_store(dfr *x, const ntt_half *sh, const ntt_group *gr, size_t b,
 			    unsigned th)
 {
-	size_t tile = (size_t)1 << gr->tile;
-	for (size_t e = th; e < tile; e += gr->threads) {
-		size_t lg, t;
+	unsigned tile = 1u << gr->tile;
+	for (unsigned e = th; e < tile; e += gr->threads) {
+		unsigned lg, t;
 		ntt_group_unslot(gr, e, &lg, &t);
 		size_t pos = ntt_group_pos(gr, b, lg, t);
 		dfr v;
@@ -299,27 +303,33 @@ ZKP_HD unsigned ntt_group_rlog(const ntt_group *gr)
 	return ntt_min_u(gr->tile - gr->g, gr->lo);
 }
 
+/* r of block b's first column: below m_low <= n / 2, so 32 bits hold it
+ * (as they hold every index inside a tile) for n up to 2^32. */
+ZKP_HD unsigned ntt_group_r0(const ntt_group *gr, size_t b)
+{
+	return (unsigned)((b << (gr->tile - gr->g)) & (((size_t)1 << gr->lo) - 1));
+}
+
 ZKP_HD unsigned ntt_group_hlog(const ntt_group *gr, unsigned s)
 {
 	return gr->dif ? gr->g - 1 - s : s;
 }
 
 /* Entries of stage s's twiddle cache (at most 2^(tile-1)). */
-ZKP_HD size_t ntt_group_twiddle_count(const ntt_group *gr, unsigned s)
+ZKP_HD unsigned ntt_group_twiddle_count(const ntt_group *gr, unsigned s)
 {
-	return (size_t)1 << (ntt_group_rlog(gr) + ntt_group_hlog(gr, s));
+	return 1u << (ntt_group_rlog(gr) + ntt_group_hlog(gr, s));
 }
 
 ZKP_HD void ntt_group_twiddles(ntt_half *shtw, const dfr *tw, const ntt_group *gr, size_t b,
 			       unsigned th, unsigned s, bool inverse)
 {
 	unsigned rlog = ntt_group_rlog(gr), hlog = ntt_group_hlog(gr, s);
-	size_t stride = gr->n >> (gr->lo + hlog + 1); /* n / 2m */
-	size_t r0 = (b << (gr->tile - gr->g)) & (((size_t)1 << gr->lo) - 1);
-	size_t count = ntt_group_twiddle_count(gr, s);
-	for (size_t e = th; e < count; e += gr->threads) {
-		size_t rr = e & (((size_t)1 << rlog) - 1), j = e >> rlog;
-		size_t idx = (r0 + rr + (j << gr->lo)) * stride;
+	unsigned shift = gr->log_n - (gr->lo + hlog + 1); /* n / 2m = 2^shift */
+	unsigned r0 = ntt_group_r0(gr, b), count = ntt_group_twiddle_count(gr, s);
+	for (unsigned e = th; e < count; e += gr->threads) {
+		unsigned rr = e & ((1u << rlog) - 1), j = e >> rlog;
+		size_t idx = (size_t)(r0 + rr + (j << gr->lo)) << shift;
 		ntt_sh_put(shtw, e, &tw[ntt_tw_entry(gr->n, idx, inverse)]);
 	}
 }
@@ -328,18 +338,17 @@ ZKP_HD void ntt_group_twiddles(ntt_half *shtw, const dfr *tw, const ntt_group *g
  * operands (tile elements a, c), its twiddle (cache entry w) and whether
  * its twiddle index is 0 (one). */
 struct ntt_bfly_at {
-	size_t a, c, w;
+	unsigned a, c, w;
 	bool one;
 };
 
-ZKP_HD ntt_bfly_at ntt_group_bfly_at(const ntt_group *gr, size_t b, unsigned s, size_t u)
+ZKP_HD ntt_bfly_at ntt_group_bfly_at(const ntt_group *gr, size_t b, unsigned s, unsigned u)
 {
 	unsigned glog = gr->tile - gr->g, rlog = ntt_group_rlog(gr);
-	size_t h = (size_t)1 << ntt_group_hlog(gr, s);
-	size_t r0 = (b << glog) & (((size_t)1 << gr->lo) - 1);
-	size_t lg = u & (((size_t)1 << glog) - 1), q = u >> glog;
-	size_t j = q & (h - 1), t = ((q - j) << 1) + j;
-	size_t rr = lg & (((size_t)1 << rlog) - 1);
+	unsigned h = 1u << ntt_group_hlog(gr, s), r0 = ntt_group_r0(gr, b);
+	unsigned lg = u & ((1u << glog) - 1), q = u >> glog;
+	unsigned j = q & (h - 1), t = ((q - j) << 1) + j;
+	unsigned rr = lg & ((1u << rlog) - 1);
 	ntt_bfly_at at;
 	at.a = ntt_group_slot(gr, lg, t);
 	at.c = ntt_group_slot(gr, lg, t + h);
@@ -353,8 +362,8 @@ ZKP_HD ntt_bfly_at ntt_group_bfly_at(const ntt_group *gr, size_t b, unsigned s, 
 ZKP_HD void ntt_group_stage(ntt_half *sh, const ntt_half *shtw, const ntt_group *gr, size_t b,
 			    unsigned th, unsigned s, bool inverse)
 {
-	size_t half = (size_t)1 << (gr->tile - 1);
-	for (size_t u = th; u < half; u += gr->threads) {
+	unsigned half = 1u << (gr->tile - 1);
+	for (unsigned u = th; u < half; u += gr->threads) {
 		ntt_bfly_at at = ntt_group_bfly_at(gr, b, s, u);
 		dfr a, c, w;
 		ntt_sh_get(&a, sh, at.a);

@@ -2,8 +2,9 @@
 # bench/ptx-figures.sh where nvcc exists (77, skipped, elsewhere): its JSON
 # must parse and hold every kernel of cuda/ with a register count above
 # zero and spill figures (the G2 MSM's cuda/msm_g2.cu among them), and
-# the nine device functions with non-zero PTX instruction and multiply
-# counts. a b - c d (fe_mul_sub) must take
+# the nine arithmetic device functions with non-zero PTX instruction and
+# multiply counts, the NTT stage's access probe with non-zero instructions.
+# a b - c d (fe_mul_sub) must take
 # fewer multiplies than its two products would (one reduction for both).
 # Usage: ptx-figures-check.sh REPO_ROOT
 set -u
@@ -34,6 +35,8 @@ for key in ("fr_mul", "fp_mul", "fp_sqr", "fp_mul_sub", "g1_madd", "fp2_mul", "f
     p = f[key]
     if not (p["ptx_instructions"] > 0 and p["ptx_mul"] > 0):
         bad.append(key + " has a zero count")
+if not f["ntt_stage_access"]["ptx_instructions"] > 0:
+    bad.append("ntt_stage_access has no instructions")
 # Fp: 6n^2 + n multiplies against 2 (4n^2 + n) (n = 12: 876 / 1,176);
 # Fp2: 2 (12n^2 + n) against the 2 x 3 (4n^2 + n) of two products.
 for key, one, most in (("fp_mul_sub", "fp_mul", 1.6), ("fp2_mul_sub", "fp2_mul", 1.8)):

@@ -1368,8 +1368,8 @@ static bool plan_ok(const ntt_group *gr, unsigned count, unsigned log_n, bool di
 		std::vector<uint8_t> seen(g->n, 0);
 		size_t tile = (size_t)1 << g->tile;
 		for (size_t b = 0; b < ntt_group_blocks(g); b++) {
-			for (size_t e = 0; e < tile; e++) {
-				size_t lg, t;
+			for (unsigned e = 0; e < tile; e++) {
+				unsigned lg, t;
 				ntt_group_unslot(g, e, &lg, &t);
 				if (ntt_group_slot(g, lg, t) != e)
 					return false;
@@ -1534,9 +1534,9 @@ static void test_ntt(void)
  * store. The addresses do not depend on the block, so block 0 stands for
  * all; a twiddle is counted for every lane, also those whose index is 0
  * and read none (a subset of distinct columns stays distinct). */
-typedef size_t (*unit_fn)(size_t e, unsigned k);
+typedef unsigned (*unit_fn)(unsigned e, unsigned k);
 
-static size_t plain_unit(size_t e, unsigned k)
+static unsigned plain_unit(unsigned e, unsigned k)
 {
 	return 2 * e + k;
 }
@@ -1617,6 +1617,8 @@ static void test_ntt_banks(void)
 		for (unsigned k = 0; k < 2; k++) {
 			size_t u = ntt_sh_unit(e, k);
 			check(u < seen.size() && !seen[u]++, "ntt shared unit", e);
+			/* ntt_sh_get and ntt_sh_put take the high half there */
+			check(ntt_sh_unit(e, 1) == (ntt_sh_unit(e, 0) ^ 1), "ntt high half unit", e);
 		}
 	bank_count swz[BK_KINDS] = {}, plain[BK_KINDS] = {};
 	for (unsigned log_n = 1; log_n <= 27; log_n++) {
