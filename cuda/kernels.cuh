@@ -39,10 +39,16 @@ struct ntt_dev_domain {
 cudaError_t ntt_run(dfr *x, const ntt_dev_domain *d, bool inverse, bool coset,
 		    bool in_bitrev, bool out_bitrev, cudaStream_t stream);
 
-/* a[i] = (a[i] b[i] - c[i]) scale for i < n; scale NULL: no multiplication.
- * scale is host memory, read before the launch returns. */
+/* a[i] = (a[i] b[i] - c[i]) scale for i < n; scale NULL: no multiplication,
+ * c NULL: no subtraction. scale is host memory, read before the launch
+ * returns. */
 cudaError_t ntt_h_pointwise(dfr *a, const dfr *b, const dfr *c, const dfr *scale, size_t n,
 			    cudaStream_t stream);
+
+/* x[i] = (x[rev(i)] - y[rev(i)]) scale for i < 2^log_n (ntt_bitrev_sub in
+ * cuda/ntt.cuh); x and y do not overlap; scale as above. */
+cudaError_t ntt_bitrev_sub(dfr *x, const dfr *y, const dfr *scale, unsigned log_n,
+			   cudaStream_t stream);
 
 /* ---- MSM (G1 and G2) ---- */
 

@@ -88,12 +88,21 @@ k_h_pointwise(dfr *a, const dfr *b, const dfr *c, dfr scale, bool scaled, size_t
 	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
 		return;
-	dfr va = a[i], vb = b[i], vc = c[i], s = scale;
-	if (scaled)
-		ntt_h_point(&va, &va, &vb, &vc, &s);
-	else
-		ntt_h_point(&va, &va, &vb, &vc, NULL);
+	dfr va = a[i], vb = b[i], vc, s = scale;
+	if (c)
+		vc = c[i];
+	ntt_h_point(&va, &va, &vb, c ? &vc : NULL, scaled ? &s : NULL);
 	a[i] = va;
+}
+
+static __global__ void __launch_bounds__(NTT_BLOCK)
+k_bitrev_sub(dfr *x, const dfr *y, dfr scale, bool scaled, size_t n, unsigned log_n)
+{
+	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	dfr s = scale;
+	ntt_bitrev_sub(x, y, scaled ? &s : NULL, i, log_n);
 }
 
 /* k_group per planned group; pre and post (when on) fused into the first
@@ -161,5 +170,18 @@ cudaError_t ntt_h_pointwise(dfr *a, const dfr *b, const dfr *c, const dfr *scale
 	else
 		fe_set_one(&s);
 	k_h_pointwise<<<blocks_for(n), NTT_BLOCK, 0, stream>>>(a, b, c, s, scale != NULL, n);
+	return cudaGetLastError();
+}
+
+cudaError_t ntt_bitrev_sub(dfr *x, const dfr *y, const dfr *scale, unsigned log_n,
+			   cudaStream_t stream)
+{
+	size_t n = (size_t)1 << log_n;
+	dfr s;
+	if (scale)
+		s = *scale;
+	else
+		fe_set_one(&s);
+	k_bitrev_sub<<<blocks_for(n), NTT_BLOCK, 0, stream>>>(x, y, s, scale != NULL, n, log_n);
 	return cudaGetLastError();
 }

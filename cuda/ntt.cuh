@@ -83,17 +83,37 @@ ZKP_HD void ntt_coset_factor(dfr *ret, const dfr *lo, const dfr *hi, size_t k, u
 	fe_mul(ret, &lo[k & (((size_t)1 << split) - 1)], &hi[k >> split]);
 }
 
-/* The pointwise step of H on a coset: ret = (a b - c) scale, or a b - c
- * when scale is NULL. */
+/* The pointwise step of H on a coset: ret = (a b - c) scale, without the
+ * subtraction when c is NULL and the multiplication when scale is. */
 ZKP_HD void ntt_h_point(dfr *ret, const dfr *a, const dfr *b, const dfr *c, const dfr *scale)
 {
 	dfr t;
 	fe_mul(&t, a, b);
-	fe_sub(&t, &t, c);
+	if (c)
+		fe_sub(&t, &t, c);
 	if (scale)
 		fe_mul(ret, &t, scale);
 	else
 		*ret = t;
+}
+
+/* Thread i < 2^log_n of H's last step (backend.h, h_coeffs):
+ * x[i] = (x[j] - y[j]) scale and x[j] = (x[i] - y[i]) scale, j = rev(i),
+ * done by the smaller of the pair (scale NULL: 1). */
+ZKP_HD void ntt_bitrev_sub(dfr *x, const dfr *y, const dfr *scale, size_t i, unsigned log_n)
+{
+	size_t j = ntt_bitrev(i, log_n);
+	if (i > j)
+		return;
+	dfr u = x[j], v = x[i], yj = y[j], yi = y[i];
+	fe_sub(&u, &u, &yj);
+	fe_sub(&v, &v, &yi);
+	if (scale) {
+		fe_mul(&u, &u, scale);
+		fe_mul(&v, &v, scale);
+	}
+	x[i] = u;
+	x[j] = v;
 }
 
 /* ---- shared-memory layout of a tile and of the twiddle cache ----

@@ -4,8 +4,9 @@
  * (CUDA_TRY below); the launchers of ntt.cu and msm.cu return cudaError_t.
  *
  * Views (zkp_dbuf_view: owned false, ptr inside a device buffer) are read
- * like any buffer (download, MSM scalars and bases, h_pointwise's b and c);
- * every write target (upload, ntt, h_pointwise's a) must be owned.
+ * like any buffer (download, MSM scalars and bases, h_pointwise's b and c,
+ * h_coeffs's c); every write target (upload, ntt, h_pointwise's and
+ * h_coeffs's a) must be owned.
  *
  * Errors: cuda_fail records a failure under err_lock alone, which is never
  * held around anything else, so a failure met while `lock` is held (a
@@ -20,8 +21,8 @@
  * Two streams: `stream` runs the kernels and everything ordered with them
  * (domain tables, downloads), `xfer` the uploads, so that one proof's
  * a, b, c and witness copy in while another proof's kernels run. An upload
- * must still not overwrite memory that queued kernels use: ntt and
- * h_pointwise, the operations left running when they return, note the
+ * must still not overwrite memory that queued kernels use: ntt,
+ * h_pointwise and h_coeffs, the operations left running when they return, note the
  * ranges they touch under a sequence number (note_queued); stream_sync
  * credits every number queued before it; an upload overlapping a range
  * not yet credited waits for `stream` first. Everything else has finished
@@ -1023,7 +1024,7 @@ static int cuda_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, con
 	cuda_backend *cb = cuda_of(be);
 	size_t bytes = n * sizeof(zkp_fr);
 	if (n > SIZE_MAX / sizeof(zkp_fr) || !a->owned || a->bytes < bytes || b->bytes < bytes ||
-	    c->bytes < bytes)
+	    (c && c->bytes < bytes))
 		return ZKP_ERR_INVAL;
 	int err = set_device(cb);
 	if (err)
@@ -1035,12 +1036,45 @@ static int cuda_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, con
 	if ((err = clear_pending(cb)))
 		goto out;
 	busy = busy_begin(cb);
-	CUDA_TRY(cb, ntt_h_pointwise((dfr *)a->ptr, (const dfr *)b->ptr, (const dfr *)c->ptr,
-				     scale ? &s : NULL, n, cb->stream));
+	CUDA_TRY(cb, ntt_h_pointwise((dfr *)a->ptr, (const dfr *)b->ptr,
+				     c ? (const dfr *)c->ptr : NULL, scale ? &s : NULL, n,
+				     cb->stream));
 	busy_end(cb, &busy);
 	{
 		const zkp_dbuf *touched[3] = { a, b, c };
-		err = note_queued(cb, touched, 3);
+		err = note_queued(cb, touched, c ? 3 : 2);
+	}
+out:
+	busy_end(cb, &busy);
+	return err;
+}
+
+/* c may be a view; a is written and must be owned. */
+static int cuda_h_coeffs(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *c, const zkp_fr *scale,
+			 unsigned log_n)
+{
+	cuda_backend *cb = cuda_of(be);
+	if (log_n > ZKP_NTT_MAX_LOG)
+		return ZKP_ERR_INVAL;
+	size_t bytes = ((size_t)1 << log_n) * sizeof(zkp_fr);
+	if (!a->owned || a->bytes < bytes || c->bytes < bytes || zkp_dbuf_overlap(a, c, bytes))
+		return ZKP_ERR_INVAL;
+	int err = set_device(cb);
+	if (err)
+		return err;
+	dfr s;
+	bool busy = false;
+	if (scale)
+		memcpy(&s, scale, sizeof(s));
+	if ((err = clear_pending(cb)))
+		goto out;
+	busy = busy_begin(cb);
+	CUDA_TRY(cb, ntt_bitrev_sub((dfr *)a->ptr, (const dfr *)c->ptr, scale ? &s : NULL, log_n,
+				    cb->stream));
+	busy_end(cb, &busy);
+	{
+		const zkp_dbuf *touched[2] = { a, c };
+		err = note_queued(cb, touched, 2);
 	}
 out:
 	busy_end(cb, &busy);
@@ -1186,6 +1220,7 @@ static const zkp_backend_ops cuda_ops = {
 	cuda_msm_g1,
 	cuda_msm_g2,
 	cuda_h_pointwise,
+	cuda_h_coeffs,
 	cuda_sync,
 	cuda_host_alloc,
 	cuda_host_free,

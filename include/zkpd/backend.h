@@ -76,10 +76,19 @@ typedef struct {
 		      const zkp_dbuf *scalars, const uint64_t *density, size_t n,
 		      const zkp_msm_opts *opts);
 	/* The pointwise step of H on a coset, fused in one pass:
-	 * a[i] = (a[i] b[i] - c[i]) scale for i < n (scale NULL: 1). a, b and
-	 * c hold at least n Fr elements; queued like ntt. */
+	 * a[i] = (a[i] b[i] - c[i]) scale for i < n (scale NULL: 1; c NULL:
+	 * nothing subtracted). a, b and c hold at least n Fr elements; queued
+	 * like ntt. */
 	int (*h_pointwise)(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, const zkp_dbuf *c,
 			   const zkp_fr *scale, size_t n);
+	/* The last step of H in the bellman convention, in one pass:
+	 * a[i] = (a[rev(i)] - c[rev(i)]) scale for i < n = 2^log_n, rev the
+	 * log_n-bit reversal (scale NULL: 1): bit-reversed coefficients in,
+	 * their difference out in natural order. a (owned) and c (a view may
+	 * do) hold at least n Fr elements and do not overlap; queued like
+	 * ntt. */
+	int (*h_coeffs)(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *c, const zkp_fr *scale,
+			unsigned log_n);
 	int (*sync)(zkp_backend *be);
 	/* Host staging memory for upload and download: page-locked on a
 	 * device backend, so copies run at full bus speed without a bounce
@@ -109,8 +118,8 @@ typedef struct {
 				 const zkp_dbuf *b, const zkp_dbuf *c, size_t m);
 	/* Seconds the device has spent running this backend's work since the
 	 * backend was made (a GPU: its kernels' time, measured on the device
-	 * around each launch sequence of ntt, the MSMs, h_pointwise and
-	 * spmv; never
+	 * around each launch sequence of ntt, the MSMs, h_pointwise,
+	 * h_coeffs and spmv; never
 	 * the copies, which overlap it). Only work the device has finished
 	 * counts, so a caller that wants all of it calls sync first (an MSM
 	 * that returned its result may still have its closing mark in
@@ -169,7 +178,7 @@ unsigned long zkp_backend_faulty_injected(zkp_backend *be);
  * decode into temporary host memory, run on inner (host-visible; not
  * owned; must outlive it) and encode the results. import_host copies.
  * busy_seconds answers as a device's: the wall time of its ntt, msm,
- * h_pointwise and spmv calls, decoding and encoding included (calls made at
+ * h_pointwise, h_coeffs and spmv calls, decoding and encoding included (calls made at
  * once from several threads each count whole).
  * Errors: ZKP_ERR_INVAL (inner NULL or not host-visible), ZKP_ERR_NOMEM.
  */
@@ -190,6 +199,14 @@ static inline int zkp_dbuf_view(zkp_dbuf *ret, const zkp_dbuf *buf, size_t off, 
 	ret->bytes = bytes;
 	ret->owned = false;
 	return 0;
+}
+
+/* Whether the first bytes of a and of b share an address (pointers are
+ * compared, never dereferenced: device addresses do as well). */
+static inline bool zkp_dbuf_overlap(const zkp_dbuf *a, const zkp_dbuf *b, size_t bytes)
+{
+	uintptr_t x = (uintptr_t)a->ptr, y = (uintptr_t)b->ptr;
+	return bytes && x < y + bytes && y < x + bytes;
 }
 
 /* Calls through the table, so callers read like ordinary functions. */
@@ -252,6 +269,12 @@ static inline int zkp_backend_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zk
 					  const zkp_dbuf *c, const zkp_fr *scale, size_t n)
 {
 	return be->ops->h_pointwise(be, a, b, c, scale, n);
+}
+
+static inline int zkp_backend_h_coeffs(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *c,
+				       const zkp_fr *scale, unsigned log_n)
+{
+	return be->ops->h_coeffs(be, a, c, scale, log_n);
 }
 
 static inline int zkp_backend_sync(zkp_backend *be)

@@ -10,18 +10,19 @@
  *    current device; several backends (one per device) may be used from
  *    the same threads. Uploads have a stream of their own, so a thread's
  *    upload copies in while another thread's kernels run; an upload into
- *    memory that a queued ntt or h_pointwise still uses waits for that
+ *    memory that a queued ntt, h_pointwise or h_coeffs still uses waits for that
  *    work first, so it never races it.
  *  - host_visible is false: buffers are device memory (cudaMalloc), counted
  *    in the memory tracker under ZKP_MEM_DEVICE while they live.
  *    import_host copies the host data once and keeps no reference to it.
- *  - upload and download return when the copy has completed; ntt and
- *    h_pointwise return when the work is queued (sync waits); msm_g1 and
+ *  - upload and download return when the copy has completed; ntt,
+ *    h_pointwise and h_coeffs return when the work is queued (sync waits); msm_g1 and
  *    msm_g2 return with the result. Buffers handed to queued work must stay
  *    alive until sync.
  *  - Views (zkp_dbuf_view) are accepted wherever a buffer is only read:
- *    download, MSM bases and scalars, h_pointwise's b and c. upload, ntt
- *    and h_pointwise's a refuse them (ZKP_ERR_INVAL).
+ *    download, MSM bases and scalars, h_pointwise's b and c, h_coeffs's
+ *    c. upload, ntt, and h_pointwise's and h_coeffs's a refuse them
+ *    (ZKP_ERR_INVAL).
  *  - host_alloc returns page-locked memory (cudaHostAlloc, made on the
  *    backend's device) in whole 2 MiB granules, counted at that size under
  *    ZKP_MEM_PINNED. host_free keeps up to two blocks for the next

@@ -80,4 +80,10 @@ void zkp_ntt(zkp_fr *x, const zkp_ntt_domain *d, const zkp_ntt_opts *opts, zkp_p
 /* In-place bit-reversal permutation of n = 2^log_n elements. */
 void zkp_ntt_bitrev_permute(zkp_fr *x, unsigned log_n, zkp_pool *pool);
 
+/* x[i] = (x[rev(i)] - y[rev(i)]) scale for i < 2^log_n, rev the log_n-bit
+ * reversal (scale NULL: 1): the permutation and a subtraction in one pass.
+ * x and y must not overlap. */
+void zkp_ntt_bitrev_sub(zkp_fr *x, const zkp_fr *y, const zkp_fr *scale, unsigned log_n,
+			zkp_pool *pool);
+
 #endif

@@ -176,7 +176,8 @@ static void pw_task(void *arg, size_t begin, size_t end)
 	struct pw_ctx *p = arg;
 	for (size_t i = begin; i < end; i++) {
 		zkp_fr_mul(&p->a[i], &p->a[i], &p->b[i]);
-		zkp_fr_sub(&p->a[i], &p->a[i], &p->c[i]);
+		if (p->c)
+			zkp_fr_sub(&p->a[i], &p->a[i], &p->c[i]);
 		if (p->do_scale)
 			zkp_fr_mul(&p->a[i], &p->a[i], &p->scale);
 	}
@@ -186,12 +187,25 @@ static int cpu_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, cons
 			   const zkp_fr *scale, size_t n)
 {
 	size_t cap = n * sizeof(zkp_fr);
-	if (!a->owned || a->bytes < cap || b->bytes < cap || c->bytes < cap)
+	if (!a->owned || a->bytes < cap || b->bytes < cap || (c && c->bytes < cap))
 		return ZKP_ERR_INVAL;
-	struct pw_ctx p = { .a = a->ptr, .b = b->ptr, .c = c->ptr, .do_scale = scale != NULL };
+	struct pw_ctx p = { .a = a->ptr, .b = b->ptr, .c = c ? c->ptr : NULL,
+			    .do_scale = scale != NULL };
 	if (scale)
 		p.scale = *scale;
 	zkp_pool_run(cpu_of(be)->pool, n, 4096, pw_task, &p);
+	return 0;
+}
+
+static int cpu_h_coeffs(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *c, const zkp_fr *scale,
+			unsigned log_n)
+{
+	if (log_n > ZKP_NTT_MAX_LOG)
+		return ZKP_ERR_INVAL;
+	size_t cap = ((size_t)1 << log_n) * sizeof(zkp_fr);
+	if (!a->owned || a->bytes < cap || c->bytes < cap || zkp_dbuf_overlap(a, c, cap))
+		return ZKP_ERR_INVAL;
+	zkp_ntt_bitrev_sub(a->ptr, c->ptr, scale, log_n, cpu_of(be)->pool);
 	return 0;
 }
 
@@ -328,6 +342,7 @@ static const zkp_backend_ops cpu_ops = {
 	.msm_g1 = cpu_msm_g1,
 	.msm_g2 = cpu_msm_g2,
 	.h_pointwise = cpu_h_pointwise,
+	.h_coeffs = cpu_h_coeffs,
 	.sync = cpu_sync,
 	.host_alloc = cpu_host_alloc,
 	.host_free = cpu_host_free,

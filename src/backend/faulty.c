@@ -110,6 +110,12 @@ static int f_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, const 
 	return zkp_backend_h_pointwise(faulty_of(be)->inner, a, b, c, scale, n);
 }
 
+static int f_h_coeffs(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *c, const zkp_fr *scale,
+		      unsigned log_n)
+{
+	return zkp_backend_h_coeffs(faulty_of(be)->inner, a, c, scale, log_n);
+}
+
 static int f_sync(zkp_backend *be)
 {
 	return zkp_backend_sync(faulty_of(be)->inner);
@@ -170,6 +176,7 @@ static const zkp_backend_ops faulty_ops = {
 	.msm_g1 = f_msm_g1,
 	.msm_g2 = f_msm_g2,
 	.h_pointwise = f_h_pointwise,
+	.h_coeffs = f_h_coeffs,
 	.sync = f_sync,
 	.host_alloc = f_host_alloc,
 	.host_free = f_host_free,

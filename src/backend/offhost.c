@@ -21,7 +21,7 @@
 struct offhost_backend {
 	zkp_backend base; /* first: the ops receive this pointer */
 	zkp_backend *inner;
-	_Atomic uint64_t busy_ns; /* its ntt, msm, h_pointwise and spmv calls' wall time */
+	_Atomic uint64_t busy_ns; /* its ntt, msm, h_pointwise, h_coeffs and spmv calls' wall time */
 };
 
 static uint64_t now_ns(void)
@@ -117,15 +117,15 @@ static int decoded(zkp_backend *be, zkp_dbuf *ret, const zkp_dbuf *src, size_t b
 	return rc;
 }
 
-/* Decoded copies of the first bytes of a, b and c into t[0..2] (zeroed on
- * entry); release3 frees them whatever succeeded. */
+/* Decoded copies of the first bytes of a, b and c (NULL: none) into
+ * t[0..2] (zeroed on entry); release3 frees them whatever succeeded. */
 static int decoded3(zkp_backend *be, zkp_dbuf t[3], const zkp_dbuf *a, const zkp_dbuf *b,
 		    const zkp_dbuf *c, size_t bytes)
 {
 	int rc = decoded(be, &t[0], a, bytes);
 	if (!rc)
 		rc = decoded(be, &t[1], b, bytes);
-	if (!rc)
+	if (!rc && c)
 		rc = decoded(be, &t[2], c, bytes);
 	return rc;
 }
@@ -226,7 +226,32 @@ static int oh_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, const
 	zkp_dbuf t[3] = { { 0 } };
 	int rc = decoded3(be, t, a, b, c, bytes);
 	if (!rc)
-		rc = zkp_backend_h_pointwise(inner_of(be), &t[0], &t[1], &t[2], scale, n);
+		rc = zkp_backend_h_pointwise(inner_of(be), &t[0], &t[1], c ? &t[2] : NULL, scale,
+					     n);
+	if (!rc)
+		rc = zkp_backend_sync(inner_of(be));
+	if (!rc)
+		scramble(a->ptr, t[0].ptr, bytes, a->ptr);
+	release3(be, t);
+	busy_add(be, t0);
+	return rc;
+}
+
+static int oh_h_coeffs(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *c, const zkp_fr *scale,
+		       unsigned log_n)
+{
+	if (log_n > ZKP_NTT_MAX_LOG)
+		return ZKP_ERR_INVAL;
+	size_t bytes = ((size_t)1 << log_n) * sizeof(zkp_fr);
+	if (!a->owned || a->bytes < bytes || zkp_dbuf_overlap(a, c, bytes))
+		return ZKP_ERR_INVAL;
+	uint64_t t0 = now_ns();
+	zkp_dbuf t[3] = { { 0 } };
+	int rc = decoded(be, &t[0], a, bytes);
+	if (!rc)
+		rc = decoded(be, &t[1], c, bytes);
+	if (!rc)
+		rc = zkp_backend_h_coeffs(inner_of(be), &t[0], &t[1], scale, log_n);
 	if (!rc)
 		rc = zkp_backend_sync(inner_of(be));
 	if (!rc)
@@ -328,6 +353,7 @@ static const zkp_backend_ops offhost_ops = {
 	.msm_g1 = oh_msm_g1,
 	.msm_g2 = oh_msm_g2,
 	.h_pointwise = oh_h_pointwise,
+	.h_coeffs = oh_h_coeffs,
 	.sync = oh_sync,
 	.host_alloc = oh_host_alloc,
 	.host_free = oh_host_free,

@@ -557,11 +557,17 @@ int zkp_groth16_job_ntt(zkp_groth16_job *job, zkp_error *err)
 		zkp_error_set(err, rc, "prove: NTT domain of 2^%u points", log_n);
 		goto out;
 	}
+	/* snarkjs takes a b - c on the coset itself, so c goes there too. In
+	 * the bellman convention h's coefficients are those of a b on the
+	 * coset, transformed back, less c's (the inverse coset transform is
+	 * linear and gives back the coefficients of any polynomial of degree
+	 * below n), over Z's value: c stays in coefficients, six transforms
+	 * instead of seven (docs/math.md). */
 	const zkp_ntt_opts to_coeffs = { true, false, ZKP_NTT_NATURAL, ZKP_NTT_BITREV };
 	const zkp_ntt_opts to_coset = { false, true, ZKP_NTT_BITREV, ZKP_NTT_NATURAL };
 	for (int i = 0; i < 3 && !rc; i++) {
 		rc = zkp_backend_ntt(be, &bufs[i], &dom, &to_coeffs);
-		if (!rc)
+		if (!rc && (i < 2 || snarkjs))
 			rc = zkp_backend_ntt(be, &bufs[i], &dom, &to_coset);
 	}
 	if (!rc)
@@ -582,10 +588,13 @@ int zkp_groth16_job_ntt(zkp_groth16_job *job, zkp_error *err)
 		zkp_fr_set_one(&one);
 		zkp_fr_sub(&zinv, &zinv, &one);
 		zkp_fr_inv(&zinv, &zinv);
-		const zkp_ntt_opts from_coset = { true, true, ZKP_NTT_NATURAL, ZKP_NTT_NATURAL };
-		rc = zkp_backend_h_pointwise(be, &bufs[0], &bufs[1], &bufs[2], &zinv, n);
+		/* both a b's and c's coefficients bit-reversed, h's natural */
+		const zkp_ntt_opts from_coset = { true, true, ZKP_NTT_NATURAL, ZKP_NTT_BITREV };
+		rc = zkp_backend_h_pointwise(be, &bufs[0], &bufs[1], NULL, NULL, n);
 		if (!rc)
 			rc = zkp_backend_ntt(be, &bufs[0], &dom, &from_coset);
+		if (!rc)
+			rc = zkp_backend_h_coeffs(be, &bufs[0], &bufs[2], &zinv, log_n);
 		if (!rc)
 			rc = zkp_backend_sync(be);
 	}

@@ -311,6 +311,40 @@ void zkp_ntt_bitrev_permute(zkp_fr *x, unsigned log_n, zkp_pool *pool)
 	zkp_pool_run(pool, (size_t)1 << log_n, 0, permute_chunk, &a);
 }
 
+struct bitrev_sub_arg {
+	zkp_fr *x;
+	const zkp_fr *y, *scale;
+	unsigned log_n;
+};
+
+/* Each pair (i, rev(i)) is handled by its smaller index, so chunks touch
+ * disjoint elements. */
+static void bitrev_sub_chunk(void *p, size_t begin, size_t end)
+{
+	const struct bitrev_sub_arg *a = p;
+	for (size_t i = begin; i < end; i++) {
+		size_t j = bitrev(i, a->log_n);
+		if (i > j)
+			continue;
+		zkp_fr u, v;
+		zkp_fr_sub(&u, &a->x[j], &a->y[j]);
+		zkp_fr_sub(&v, &a->x[i], &a->y[i]);
+		if (a->scale) {
+			zkp_fr_mul(&u, &u, a->scale);
+			zkp_fr_mul(&v, &v, a->scale);
+		}
+		a->x[i] = u;
+		a->x[j] = v;
+	}
+}
+
+void zkp_ntt_bitrev_sub(zkp_fr *x, const zkp_fr *y, const zkp_fr *scale, unsigned log_n,
+			zkp_pool *pool)
+{
+	struct bitrev_sub_arg a = { x, y, scale, log_n };
+	zkp_pool_run(pool, (size_t)1 << log_n, 0, bitrev_sub_chunk, &a);
+}
+
 struct scale_arg {
 	zkp_fr *x;
 	const zkp_fr *lo, *hi; /* factor(k) = lo[k & mask] * hi[k >> split] */

@@ -1,8 +1,9 @@
 /*
  * The CUDA backend against the CPU backend on the same random inputs: the
  * grouped NTT with every option (2^1, 2^2, 2^5, 2^11 and every size from
- * 2^12 to 2^20), the pointwise H step with and without its scale (b and c
- * also as views), G1 MSM (sizes 0 to 2^16, random, 0/1-heavy, witness-like
+ * 2^12 to 2^20), the pointwise H step with and without its scale and c
+ * (b and c also as views) and H's last step (2 to 2^16 points, c a view),
+ * G1 MSM (sizes 0 to 2^16, random, 0/1-heavy, witness-like
  * and all-zero scalars, density bitmaps, forced windows, scalars passed as
  * a view into a larger buffer) and the G2 MSM on the device (sizes 0 to
  * 2^14, the same kinds of scalars, densities and views) and the
@@ -102,8 +103,8 @@ static void test_ntt(void)
 	}
 }
 
-/* h_pointwise on both backends, with and without a scale; b and c are
- * views into larger buffers on the device. */
+/* h_pointwise on both backends, with and without a scale and c; b and c
+ * are views into larger buffers on the device. */
 static void test_h(void)
 {
 	size_t n = 4099, bytes = n * sizeof(zkp_fr), pad = 5 * sizeof(zkp_fr);
@@ -117,14 +118,16 @@ static void test_h(void)
 		rand_fr(&b[i]);
 		rand_fr(&c[i]);
 	}
-	for (int scaled = 0; scaled < 2; scaled++) {
+	for (int mode = 0; mode < 4; mode++) {
+		bool scaled = mode & 1, with_c = mode & 2;
 		const zkp_fr *scale = scaled ? &z : NULL;
 		zkp_dbuf da = to_gpu(a, bytes), db = to_gpu(b, bytes + pad);
 		zkp_dbuf dc = to_gpu(c, bytes + pad), vb, vc;
 		check(zkp_dbuf_view(&vb, &db, pad, bytes) == 0 &&
 			      zkp_dbuf_view(&vc, &dc, pad, bytes) == 0,
 		      "views", 0);
-		check(zkp_backend_h_pointwise(gpu, &da, &vb, &vc, scale, n) == 0, "h pointwise", n);
+		check(zkp_backend_h_pointwise(gpu, &da, &vb, with_c ? &vc : NULL, scale, n) == 0,
+		      "h pointwise", n);
 		check(zkp_backend_sync(gpu) == 0, "sync", 0);
 		check(zkp_backend_download(gpu, got, &da, 0, bytes) == 0, "download", bytes);
 		zkp_dbuf ca, cb, cc;
@@ -132,10 +135,11 @@ static void test_h(void)
 		zkp_backend_upload(cpu, &ca, 0, a, bytes);
 		zkp_backend_import_host(cpu, &cb, b + 5, bytes);
 		zkp_backend_import_host(cpu, &cc, c + 5, bytes);
-		check(zkp_backend_h_pointwise(cpu, &ca, &cb, &cc, scale, n) == 0, "cpu h", n);
+		check(zkp_backend_h_pointwise(cpu, &ca, &cb, with_c ? &cc : NULL, scale, n) == 0,
+		      "cpu h", n);
 		memcpy(want, ca.ptr, bytes);
-		check(memcmp(want, got, bytes) == 0,
-		      scaled ? "h equals cpu" : "h unscaled equals cpu", n);
+		check(memcmp(want, got, bytes) == 0, "h equals cpu (mode: 1 scaled, 2 with c)",
+		      (unsigned long)mode);
 		/* a is written: a view is refused, and so are short buffers */
 		zkp_dbuf va;
 		zkp_dbuf_view(&va, &da, 0, bytes);
@@ -155,6 +159,55 @@ static void test_h(void)
 	free(c);
 	free(got);
 	free(want);
+}
+
+/* h_coeffs on both backends at sizes from 2 to 2^16 (one block to many),
+ * c a view into a larger buffer; a view as a, overlapping buffers, short
+ * ones and a size past the NTT's are refused. */
+static void test_h_coeffs(void)
+{
+	static const unsigned logs[] = { 1, 5, 8, 9, 13, 16 };
+	for (size_t k = 0; k < sizeof(logs) / sizeof(logs[0]); k++) {
+		unsigned lg = logs[k];
+		size_t n = (size_t)1 << lg, bytes = n * sizeof(zkp_fr), pad = 3 * sizeof(zkp_fr);
+		zkp_fr *a = malloc(bytes), *c = malloc(bytes + pad), *got = malloc(bytes), z;
+		rand_fr(&z);
+		for (size_t i = 0; i < n; i++)
+			rand_fr(&a[i]);
+		for (size_t i = 0; i < n + 3; i++)
+			rand_fr(&c[i]);
+		for (int scaled = 0; scaled < 2; scaled++) {
+			const zkp_fr *scale = scaled ? &z : NULL;
+			zkp_dbuf da = to_gpu(a, bytes), dc = to_gpu(c, bytes + pad), vc, ca, cc;
+			check(zkp_dbuf_view(&vc, &dc, pad, bytes) == 0, "view", 0);
+			check(zkp_backend_h_coeffs(gpu, &da, &vc, scale, lg) == 0, "h coeffs", n);
+			check(zkp_backend_sync(gpu) == 0, "sync", 0);
+			check(zkp_backend_download(gpu, got, &da, 0, bytes) == 0, "download", bytes);
+			zkp_backend_alloc(cpu, &ca, bytes);
+			zkp_backend_upload(cpu, &ca, 0, a, bytes);
+			zkp_backend_import_host(cpu, &cc, c + 3, bytes);
+			check(zkp_backend_h_coeffs(cpu, &ca, &cc, scale, lg) == 0, "cpu h coeffs", n);
+			check(memcmp(ca.ptr, got, bytes) == 0, "h coeffs equals cpu",
+			      lg * 2 + (unsigned)scaled);
+			zkp_dbuf va;
+			zkp_dbuf_view(&va, &da, 0, bytes);
+			check(zkp_backend_h_coeffs(gpu, &va, &vc, scale, lg) == ZKP_ERR_INVAL,
+			      "h coeffs into a view refused", n);
+			check(zkp_backend_h_coeffs(gpu, &da, &va, scale, lg) == ZKP_ERR_INVAL,
+			      "h coeffs over itself refused", n);
+			check(zkp_backend_h_coeffs(gpu, &da, &vc, scale, lg + 1) == ZKP_ERR_INVAL,
+			      "h coeffs short buffers refused", n);
+			check(zkp_backend_h_coeffs(gpu, &da, &vc, scale, 40) == ZKP_ERR_INVAL,
+			      "h coeffs past the NTT's sizes refused", n);
+			zkp_backend_release(gpu, &da);
+			zkp_backend_release(gpu, &dc);
+			zkp_backend_release(cpu, &ca);
+			zkp_backend_release(cpu, &cc);
+		}
+		free(a);
+		free(c);
+		free(got);
+	}
 }
 
 /* Pinned staging memory: counted in whole 2 MiB granules while it lives or
@@ -644,6 +697,7 @@ int main(void)
 	test_buffers();
 	test_ntt();
 	test_h();
+	test_h_coeffs();
 	test_host_mem();
 	test_msm();
 	test_g2();

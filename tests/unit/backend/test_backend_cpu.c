@@ -1,6 +1,6 @@
 /*
  * The CPU backend through the ops table: buffer rules, and NTT/MSM results
- * equal to the direct layer calls.
+ * equal to the direct layer calls, H's elementwise steps to their formulas.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -87,6 +87,65 @@ static void test_ntt_matches_layer(void **state)
 	free(x);
 	free(y);
 	free(mem);
+}
+
+/* H's two elementwise steps: h_pointwise with and without c and scale,
+ * h_coeffs against the ntt layer's zkp_ntt_bitrev_sub, and the buffers
+ * each refuses. */
+static void test_h_steps(void **state)
+{
+	(void)state;
+	const unsigned log_n = 10;
+	size_t n = (size_t)1 << log_n, bytes = n * sizeof(zkp_fr);
+	zkp_fr *x = malloc(bytes), *y = malloc(bytes), *z = malloc(bytes), *ref = malloc(bytes);
+	zkp_fr s;
+	rand_fr(&s);
+	zkp_dbuf a, b, c;
+	assert_int_equal(zkp_backend_alloc(be, &a, bytes), 0);
+	assert_int_equal(zkp_backend_alloc(be, &b, bytes), 0);
+	assert_int_equal(zkp_backend_alloc(be, &c, bytes), 0);
+	for (int mode = 0; mode < 4; mode++) {
+		bool with_c = mode & 1, scaled = mode & 2;
+		for (size_t i = 0; i < n; i++) {
+			rand_fr(&x[i]);
+			rand_fr(&y[i]);
+			rand_fr(&z[i]);
+			zkp_fr_mul(&ref[i], &x[i], &y[i]);
+			if (with_c)
+				zkp_fr_sub(&ref[i], &ref[i], &z[i]);
+			if (scaled)
+				zkp_fr_mul(&ref[i], &ref[i], &s);
+		}
+		assert_int_equal(zkp_backend_upload(be, &a, 0, x, bytes), 0);
+		assert_int_equal(zkp_backend_upload(be, &b, 0, y, bytes), 0);
+		assert_int_equal(zkp_backend_upload(be, &c, 0, z, bytes), 0);
+		assert_int_equal(zkp_backend_h_pointwise(be, &a, &b, with_c ? &c : NULL,
+							 scaled ? &s : NULL, n), 0);
+		assert_memory_equal(a.ptr, ref, bytes);
+	}
+	/* h_coeffs: a and c as now, against the layer */
+	memcpy(ref, a.ptr, bytes);
+	zkp_ntt_bitrev_sub(ref, c.ptr, &s, log_n, NULL);
+	assert_int_equal(zkp_backend_h_coeffs(be, &a, &c, &s, log_n), 0);
+	assert_memory_equal(a.ptr, ref, bytes);
+	/* a view of c may be read; a must be owned, both large enough, apart */
+	zkp_dbuf view, half;
+	assert_int_equal(zkp_dbuf_view(&view, &c, 0, bytes), 0);
+	assert_int_equal(zkp_backend_h_coeffs(be, &a, &view, NULL, log_n), 0);
+	assert_int_equal(zkp_backend_h_coeffs(be, &view, &a, NULL, log_n), ZKP_ERR_INVAL);
+	assert_int_equal(zkp_backend_h_coeffs(be, &a, &c, NULL, log_n + 1), ZKP_ERR_INVAL);
+	assert_int_equal(zkp_dbuf_view(&half, &a, bytes / 2, bytes / 2), 0);
+	assert_int_equal(zkp_backend_h_coeffs(be, &a, &half, NULL, log_n), ZKP_ERR_INVAL);
+	assert_int_equal(zkp_backend_h_coeffs(be, &a, &a, NULL, log_n), ZKP_ERR_INVAL);
+	assert_int_equal(zkp_backend_h_coeffs(be, &a, &c, NULL, 40), ZKP_ERR_INVAL);
+	assert_int_equal(zkp_backend_h_pointwise(be, &a, &b, &half, NULL, n), ZKP_ERR_INVAL);
+	zkp_backend_release(be, &a);
+	zkp_backend_release(be, &b);
+	zkp_backend_release(be, &c);
+	free(x);
+	free(y);
+	free(z);
+	free(ref);
 }
 
 static void test_msm_matches_layer(void **state)
@@ -195,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_buffers),
 		cmocka_unit_test(test_ntt_matches_layer),
 		cmocka_unit_test(test_msm_matches_layer),
+		cmocka_unit_test(test_h_steps),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -158,6 +158,48 @@ static void test_busy_seconds(void **state)
 	zkp_backend_free(cpu);
 }
 
+/* The offhost device's H steps (it decodes and re-encodes each buffer)
+ * give the CPU backend's results; c NULL in h_pointwise is passed on. */
+static void test_offhost_h_steps(void **state)
+{
+	(void)state;
+	zkp_backend *cpu, *oh;
+	assert_int_equal(zkp_backend_cpu_new(&cpu, NULL), 0);
+	assert_int_equal(zkp_backend_offhost_new(&oh, cpu), 0);
+	enum { LOG_N = 7, N = 1 << LOG_N, BYTES = N * sizeof(zkp_fr) };
+	zkp_fr v[3][N], s, got[N];
+	for (int k = 0; k < 3; k++)
+		for (int i = 0; i < N; i++) {
+			uint64_t x[8];
+			for (int w = 0; w < 8; w++)
+				x[w] = tu_rand64();
+			zkp_fr_from_wide(&v[k][i], x);
+		}
+	zkp_fr_set_u64(&s, 12345);
+	zkp_dbuf o[3], d[3];
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(zkp_backend_alloc(oh, &o[k], BYTES), 0);
+		assert_int_equal(zkp_backend_upload(oh, &o[k], 0, v[k], BYTES), 0);
+		assert_int_equal(zkp_backend_alloc(cpu, &d[k], BYTES), 0);
+		memcpy(d[k].ptr, v[k], BYTES);
+	}
+	assert_int_equal(zkp_backend_h_pointwise(oh, &o[0], &o[1], NULL, &s, N), 0);
+	assert_int_equal(zkp_backend_h_pointwise(cpu, &d[0], &d[1], NULL, &s, N), 0);
+	assert_int_equal(zkp_backend_download(oh, got, &o[0], 0, BYTES), 0);
+	assert_memory_equal(got, d[0].ptr, BYTES);
+	assert_int_equal(zkp_backend_h_coeffs(oh, &o[0], &o[2], &s, LOG_N), 0);
+	assert_int_equal(zkp_backend_h_coeffs(cpu, &d[0], &d[2], &s, LOG_N), 0);
+	assert_int_equal(zkp_backend_download(oh, got, &o[0], 0, BYTES), 0);
+	assert_memory_equal(got, d[0].ptr, BYTES);
+	assert_int_equal(zkp_backend_h_coeffs(oh, &o[0], &o[0], &s, LOG_N), ZKP_ERR_INVAL);
+	for (int k = 0; k < 3; k++) {
+		zkp_backend_release(oh, &o[k]);
+		zkp_backend_release(cpu, &d[k]);
+	}
+	zkp_backend_free(oh);
+	zkp_backend_free(cpu);
+}
+
 int main(void)
 {
 	tu_seed();
@@ -165,6 +207,7 @@ int main(void)
 		cmocka_unit_test(test_every_third_fails),
 		cmocka_unit_test(test_corrupting),
 		cmocka_unit_test(test_busy_seconds),
+		cmocka_unit_test(test_offhost_h_steps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,7 @@
  * it runs here without a GPU. A scenario of backend calls that reaches
  * every CUDA call of the shim (creation, pinned memory in two sizes,
  * imports, uploads, an NTT that uploads its domain and one that finds it
- * cached, the pointwise H step, sync, G1 MSMs with and without a density
+ * cached, the pointwise H step and H's last step, sync, G1 MSMs with and without a density
  * bitmap, the G2 MSM, a G1 MSM with its phases timed, the evaluation of a matrix and the row check, the
  * fixed-base multiplication, memory info, teardown) is run once
  * clean, counting the runtime calls, then again with a failure injected at
@@ -148,6 +148,13 @@ static int st_pointwise(struct scene *s)
 	return zkp_backend_h_pointwise(s->be, &s->a, &s->b, &s->sc, &one, N);
 }
 
+static int st_h_coeffs(struct scene *s)
+{
+	zkp_fr one;
+	zkp_fr_set_one(&one);
+	return zkp_backend_h_coeffs(s->be, &s->a, &s->b, &one, LOG_N);
+}
+
 static int st_sync(struct scene *s)
 {
 	return zkp_backend_sync(s->be);
@@ -255,6 +262,7 @@ static const struct {
 	{ "ntt", st_ntt, WORK },
 	{ "ntt cached", st_ntt_cached, WORK },
 	{ "h_pointwise", st_pointwise, WORK },
+	{ "h_coeffs", st_h_coeffs, WORK },
 	{ "sync", st_sync, WORK },
 	/* Before the MSMs: once their workspace is held, an allocation that
 	 * meets an out-of-memory lets it go and succeeds (its own test). */

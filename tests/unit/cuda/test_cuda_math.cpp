@@ -1516,10 +1516,38 @@ static void test_ntt(void)
 		zkp_fr_mul(&u, &a, &b);
 		zkp_fr_sub(&u, &u, &c);
 		zkp_fr_mul(&r, &u, &z);
-		dfr dr, du;
+		zkp_fr p, q;
+		zkp_fr_mul(&p, &a, &b);
+		zkp_fr_mul(&q, &p, &z);
+		dfr dr, du, dp, dq;
 		ntt_h_point(&dr, (const dfr *)&a, (const dfr *)&b, (const dfr *)&c, (const dfr *)&z);
 		ntt_h_point(&du, (const dfr *)&a, (const dfr *)&b, (const dfr *)&c, NULL);
-		check(same(&dr, &r) && same(&du, &u), "h pointwise", i);
+		ntt_h_point(&dp, (const dfr *)&a, (const dfr *)&b, NULL, NULL);
+		ntt_h_point(&dq, (const dfr *)&a, (const dfr *)&b, NULL, (const dfr *)&z);
+		check(same(&dr, &r) && same(&du, &u) && same(&dp, &p) && same(&dq, &q),
+		      "h pointwise", i);
+	}
+	/* H's last step, every thread of k_bitrev_sub in index order (the
+	 * pairs are disjoint, so any order gives the same), against the C
+	 * layer's zkp_ntt_bitrev_sub. */
+	for (unsigned log_n = 0; log_n <= 13; log_n++) {
+		size_t n = (size_t)1 << log_n;
+		std::vector<zkp_fr> x(n), y(n), ref(n);
+		zkp_fr z;
+		pick_fr(&z);
+		for (int scaled = 0; scaled < 2; scaled++) {
+			for (size_t i = 0; i < n; i++) {
+				pick_fr(&x[i]);
+				pick_fr(&y[i]);
+			}
+			ref = x;
+			zkp_ntt_bitrev_sub(ref.data(), y.data(), scaled ? &z : NULL, log_n, NULL);
+			for (size_t i = 0; i < n; i++)
+				ntt_bitrev_sub((dfr *)x.data(), (const dfr *)y.data(),
+					       scaled ? (const dfr *)&z : NULL, i, log_n);
+			check(memcmp(x.data(), ref.data(), n * sizeof(zkp_fr)) == 0,
+			      "ntt bitrev sub", log_n * 2 + (unsigned)scaled);
+		}
 	}
 }
 

@@ -1,7 +1,8 @@
 /*
  * NTT against an O(n^2) DFT (small n, every order, direction, coset and root
  * convention, with and without threads), against the shared vectors, and by
- * identities plus Horner spot checks for large n.
+ * identities plus Horner spot checks for large n; the bit-reversed
+ * subtraction of H's last step, and H by six transforms against seven.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -256,6 +257,95 @@ static void test_large(void **state)
 	free(dm.mem);
 }
 
+/* zkp_ntt_bitrev_sub against the formula, every size to 2^12, with and
+ * without a scale, threaded and not. */
+static void test_bitrev_sub(void **state)
+{
+	(void)state;
+	for (unsigned log_n = 0; log_n <= 12; log_n++) {
+		size_t n = (size_t)1 << log_n;
+		zkp_fr *x = malloc(n * sizeof(zkp_fr)), *y = malloc(n * sizeof(zkp_fr));
+		zkp_fr *ref = malloc(n * sizeof(zkp_fr)), s;
+		rand_fr(&s);
+		for (int scaled = 0; scaled < 2; scaled++) {
+			for (size_t i = 0; i < n; i++) {
+				rand_fr(&x[i]);
+				rand_fr(&y[i]);
+			}
+			for (size_t i = 0; i < n; i++) {
+				size_t j = bitrev(i, log_n);
+				zkp_fr_sub(&ref[i], &x[j], &y[j]);
+				if (scaled)
+					zkp_fr_mul(&ref[i], &ref[i], &s);
+			}
+			zkp_ntt_bitrev_sub(x, y, scaled ? &s : NULL, log_n,
+					   log_n % 2 ? pool2 : NULL);
+			assert_memory_equal(x, ref, n * sizeof(zkp_fr));
+		}
+		free(x);
+		free(y);
+		free(ref);
+	}
+}
+
+/* H both ways on arbitrary a, b, c (they need not satisfy anything): the
+ * seven-transform chain (a b - c on the coset, back) and the prover's six
+ * (a b on the coset, back, c's coefficients subtracted) give the same h. */
+static void test_h_six_transforms(void **state)
+{
+	(void)state;
+	const unsigned log_n = 11;
+	size_t n = (size_t)1 << log_n, bytes = n * sizeof(zkp_fr);
+	struct domain dm;
+	domain_new(&dm, log_n, ZKP_NTT_ROOTS_BELLMAN, NULL);
+	zkp_fr *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes);
+	zkp_fr *h7 = malloc(bytes), *bb = malloc(bytes), *cc = malloc(bytes), zinv;
+	for (size_t i = 0; i < n; i++) {
+		rand_fr(&a[i]);
+		rand_fr(&b[i]);
+		rand_fr(&c[i]);
+	}
+	rand_fr(&zinv);
+	const zkp_ntt_opts to_coeffs = { true, false, ZKP_NTT_NATURAL, ZKP_NTT_BITREV };
+	const zkp_ntt_opts to_coset = { false, true, ZKP_NTT_BITREV, ZKP_NTT_NATURAL };
+	const zkp_ntt_opts back7 = { true, true, ZKP_NTT_NATURAL, ZKP_NTT_NATURAL };
+	const zkp_ntt_opts back6 = { true, true, ZKP_NTT_NATURAL, ZKP_NTT_BITREV };
+	/* seven */
+	memcpy(h7, a, bytes);
+	memcpy(bb, b, bytes);
+	memcpy(cc, c, bytes);
+	zkp_fr *v7[3] = { h7, bb, cc };
+	for (int k = 0; k < 3; k++) {
+		zkp_ntt(v7[k], &dm.d, &to_coeffs, pool2);
+		zkp_ntt(v7[k], &dm.d, &to_coset, pool2);
+	}
+	for (size_t i = 0; i < n; i++) {
+		zkp_fr_mul(&h7[i], &h7[i], &bb[i]);
+		zkp_fr_sub(&h7[i], &h7[i], &cc[i]);
+		zkp_fr_mul(&h7[i], &h7[i], &zinv);
+	}
+	zkp_ntt(h7, &dm.d, &back7, pool2);
+	/* six, in place in a, b, c */
+	zkp_fr *v6[3] = { a, b, c };
+	for (int k = 0; k < 3; k++) {
+		zkp_ntt(v6[k], &dm.d, &to_coeffs, pool2);
+		if (k < 2)
+			zkp_ntt(v6[k], &dm.d, &to_coset, pool2);
+	}
+	for (size_t i = 0; i < n; i++)
+		zkp_fr_mul(&a[i], &a[i], &b[i]);
+	zkp_ntt(a, &dm.d, &back6, pool2);
+	zkp_ntt_bitrev_sub(a, c, &zinv, log_n, pool2);
+	assert_memory_equal(a, h7, bytes);
+	free(a);
+	free(b);
+	free(c);
+	free(h7);
+	free(bb);
+	free(cc);
+	free(dm.mem);
+}
+
 static void test_domain_errors(void **state)
 {
 	(void)state;
@@ -305,6 +395,8 @@ int main(void)
 		cmocka_unit_test(test_against_dft),
 		cmocka_unit_test(test_vectors),
 		cmocka_unit_test(test_large),
+		cmocka_unit_test(test_bitrev_sub),
+		cmocka_unit_test(test_h_six_transforms),
 		cmocka_unit_test(test_domain_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
