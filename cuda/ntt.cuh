@@ -102,7 +102,7 @@ ZKP_HD void ntt_h_point(dfr *ret, const dfr *a, const dfr *b, const dfr *c, cons
  * done by the smaller of the pair (scale NULL: 1). */
 ZKP_HD void ntt_bitrev_sub(dfr *x, const dfr *y, const dfr *scale, size_t i, unsigned log_n)
 {
-	size_t j = ntt_bitrev(i, log_n);
+	size_t j = log_n ? ntt_bitrev(i, log_n) : i; /* 2^0: rev(0) = 0 */
 	if (i > j)
 		return;
 	dfr u = x[j], v = x[i], yj = y[j], yi = y[i];

@@ -323,7 +323,7 @@ static void bitrev_sub_chunk(void *p, size_t begin, size_t end)
 {
 	const struct bitrev_sub_arg *a = p;
 	for (size_t i = begin; i < end; i++) {
-		size_t j = bitrev(i, a->log_n);
+		size_t j = a->log_n ? bitrev(i, a->log_n) : i; /* 2^0: rev(0) = 0 */
 		if (i > j)
 			continue;
 		zkp_fr u, v;
