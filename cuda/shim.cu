@@ -894,6 +894,35 @@ static int cuda_msm_g2(zkp_backend *be, zkp_g2 *ret, const zkp_dbuf *bases,
 
 /* ---- evaluation ---- */
 
+/* Queues launch() (it returns the launcher's cudaError_t; `what` names it
+ * in a failure) on the kernel stream as one busy-timed sequence, then
+ * notes the buffers it touches (note_queued) so that uploads wait for it:
+ * the shape of every operation that returns before its kernels finish. */
+template <class F>
+static int queue_kernels(cuda_backend *cb, const char *what, const zkp_dbuf *const *touched,
+			 unsigned count, F launch)
+{
+	int err = set_device(cb);
+	if (err)
+		return err;
+	bool busy = false;
+	if ((err = clear_pending(cb)))
+		goto out;
+	{
+		busy = busy_begin(cb);
+		cudaError_t e = launch();
+		busy_end(cb, &busy);
+		if (e != cudaSuccess) {
+			err = cuda_fail(cb, e, what, __LINE__);
+			goto out;
+		}
+	}
+	err = note_queued(cb, touched, count);
+out:
+	busy_end(cb, &busy);
+	return err;
+}
+
 /* out = m w with the padding to n_out, queued like ntt: out and w are
  * noted as in use until the stream's next sync. */
 static int cuda_spmv(zkp_backend *be, zkp_dbuf *out, const zkp_backend_csr *m, const zkp_dbuf *w,
@@ -916,22 +945,10 @@ static int cuda_spmv(zkp_backend *be, zkp_dbuf *out, const zkp_backend_csr *m, c
 	d.escapes = (const uint32_t *)m->escapes.ptr;
 	d.overflow = (const uint32_t *)m->overflow.ptr;
 	d.values = (const dfr *)m->values.ptr;
-	int err = set_device(cb);
-	if (err)
-		return err;
-	bool busy = false;
-	if ((err = clear_pending(cb)))
-		goto out;
-	busy = busy_begin(cb);
-	CUDA_TRY(cb, spmv_run((dfr *)out->ptr, &d, (const dfr *)w->ptr, n_out, cb->stream));
-	busy_end(cb, &busy);
-	{
-		const zkp_dbuf *touched[2] = { out, w };
-		err = note_queued(cb, touched, 2);
-	}
-out:
-	busy_end(cb, &busy);
-	return err;
+	const zkp_dbuf *touched[2] = { out, w };
+	return queue_kernels(cb, "spmv_run", touched, 2, [&] {
+		return spmv_run((dfr *)out->ptr, &d, (const dfr *)w->ptr, n_out, cb->stream);
+	});
 }
 
 static int cuda_first_unsatisfied(zkp_backend *be, uint64_t *row, const zkp_dbuf *a,
@@ -1026,27 +1043,15 @@ static int cuda_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, con
 	if (n > SIZE_MAX / sizeof(zkp_fr) || !a->owned || a->bytes < bytes || b->bytes < bytes ||
 	    (c && c->bytes < bytes))
 		return ZKP_ERR_INVAL;
-	int err = set_device(cb);
-	if (err)
-		return err;
 	dfr s;
-	bool busy = false;
 	if (scale)
 		memcpy(&s, scale, sizeof(s));
-	if ((err = clear_pending(cb)))
-		goto out;
-	busy = busy_begin(cb);
-	CUDA_TRY(cb, ntt_h_pointwise((dfr *)a->ptr, (const dfr *)b->ptr,
-				     c ? (const dfr *)c->ptr : NULL, scale ? &s : NULL, n,
-				     cb->stream));
-	busy_end(cb, &busy);
-	{
-		const zkp_dbuf *touched[3] = { a, b, c };
-		err = note_queued(cb, touched, c ? 3 : 2);
-	}
-out:
-	busy_end(cb, &busy);
-	return err;
+	const zkp_dbuf *touched[3] = { a, b, c };
+	return queue_kernels(cb, "ntt_h_pointwise", touched, c ? 3 : 2, [&] {
+		return ntt_h_pointwise((dfr *)a->ptr, (const dfr *)b->ptr,
+				       c ? (const dfr *)c->ptr : NULL, scale ? &s : NULL, n,
+				       cb->stream);
+	});
 }
 
 /* c may be a view; a is written and must be owned. */
@@ -1059,26 +1064,14 @@ static int cuda_h_coeffs(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *c, const 
 	size_t bytes = ((size_t)1 << log_n) * sizeof(zkp_fr);
 	if (!a->owned || a->bytes < bytes || c->bytes < bytes || zkp_dbuf_overlap(a, c, bytes))
 		return ZKP_ERR_INVAL;
-	int err = set_device(cb);
-	if (err)
-		return err;
 	dfr s;
-	bool busy = false;
 	if (scale)
 		memcpy(&s, scale, sizeof(s));
-	if ((err = clear_pending(cb)))
-		goto out;
-	busy = busy_begin(cb);
-	CUDA_TRY(cb, ntt_bitrev_sub((dfr *)a->ptr, (const dfr *)c->ptr, scale ? &s : NULL, log_n,
-				    cb->stream));
-	busy_end(cb, &busy);
-	{
-		const zkp_dbuf *touched[2] = { a, c };
-		err = note_queued(cb, touched, 2);
-	}
-out:
-	busy_end(cb, &busy);
-	return err;
+	const zkp_dbuf *touched[2] = { a, c };
+	return queue_kernels(cb, "ntt_bitrev_sub", touched, 2, [&] {
+		return ntt_bitrev_sub((dfr *)a->ptr, (const dfr *)c->ptr, scale ? &s : NULL, log_n,
+				      cb->stream);
+	});
 }
 
 static int cuda_sync(zkp_backend *be)

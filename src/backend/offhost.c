@@ -216,6 +216,21 @@ static int oh_msm_g2(zkp_backend *be, zkp_g2 *ret, const zkp_dbuf *bases,
 	return rc;
 }
 
+/* The end of an operation that wrote t[0] (a's decoded copy) through the
+ * inner backend since t0: when rc is 0, waits for it and encodes t[0]
+ * back into a; then frees t and counts the time as busy. */
+static int written_back(zkp_backend *be, int rc, zkp_dbuf *a, zkp_dbuf t[3], size_t bytes,
+			uint64_t t0)
+{
+	if (!rc)
+		rc = zkp_backend_sync(inner_of(be));
+	if (!rc)
+		scramble(a->ptr, t[0].ptr, bytes, a->ptr);
+	release3(be, t);
+	busy_add(be, t0);
+	return rc;
+}
+
 static int oh_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, const zkp_dbuf *c,
 			  const zkp_fr *scale, size_t n)
 {
@@ -228,13 +243,7 @@ static int oh_h_pointwise(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *b, const
 	if (!rc)
 		rc = zkp_backend_h_pointwise(inner_of(be), &t[0], &t[1], c ? &t[2] : NULL, scale,
 					     n);
-	if (!rc)
-		rc = zkp_backend_sync(inner_of(be));
-	if (!rc)
-		scramble(a->ptr, t[0].ptr, bytes, a->ptr);
-	release3(be, t);
-	busy_add(be, t0);
-	return rc;
+	return written_back(be, rc, a, t, bytes, t0);
 }
 
 static int oh_h_coeffs(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *c, const zkp_fr *scale,
@@ -247,18 +256,10 @@ static int oh_h_coeffs(zkp_backend *be, zkp_dbuf *a, const zkp_dbuf *c, const zk
 		return ZKP_ERR_INVAL;
 	uint64_t t0 = now_ns();
 	zkp_dbuf t[3] = { { 0 } };
-	int rc = decoded(be, &t[0], a, bytes);
-	if (!rc)
-		rc = decoded(be, &t[1], c, bytes);
+	int rc = decoded3(be, t, a, c, NULL, bytes);
 	if (!rc)
 		rc = zkp_backend_h_coeffs(inner_of(be), &t[0], &t[1], scale, log_n);
-	if (!rc)
-		rc = zkp_backend_sync(inner_of(be));
-	if (!rc)
-		scramble(a->ptr, t[0].ptr, bytes, a->ptr);
-	release3(be, t);
-	busy_add(be, t0);
-	return rc;
+	return written_back(be, rc, a, t, bytes, t0);
 }
 
 static int oh_sync(zkp_backend *be)
