@@ -90,6 +90,7 @@ struct fp_params {
 	static const uint32_t qinv = 0xfffcfffdU; /* -p^-1 mod 2^32 */
 	static const bool sqr_rows = true; /* 3p < 2^384: fe_sqr's rows fit */
 	static const int sum_max = 8;      /* 9p < 2^384: fe_mul_sum's bound */
+	static const bool karatsuba = true; /* fe_mul_sum (T <= 2) by fe_kara + fe_redc */
 };
 
 struct fr_params {
@@ -121,6 +122,7 @@ struct fr_params {
 	static const uint32_t qinv = 0xffffffffU;
 	static const bool sqr_rows = false; /* 3r > 2^256: fe_sqr multiplies */
 	static const int sum_max = 1;       /* 3r > 2^256: no sums of products */
+	static const bool karatsuba = false; /* CIOS: the NTT waits on issue, not multiplies */
 };
 
 /* A field element: the same layout as zkp_fp / zkp_fr. */
@@ -401,6 +403,226 @@ template <class F> ZKP_HD void fe_cios_finish(fe<F> *ret, const uint32_t *e, con
 	fe_reduce_once<F>(ret, t);
 }
 
+/* ---- products in three halves (Karatsuba), then one reduction ----
+ *
+ * Where multiplications are what a kernel waits on (the MSM's point
+ * additions over Fp: two thirds of their instructions are wide 32 x 32-bit
+ * multiply-adds, docs/benchmarks.md), a product of two n-limb values
+ * costs 3 (n/2)^2 multiplications instead of n^2:
+ *   a b = a1 b1 2^(32n) + mid 2^(16n) + a0 b0,
+ *   mid = a0 b1 + a1 b0 = (a0 + a1)(b0 + b1) - a0 b0 - a1 b1,
+ * a = a1 2^(16n) + a0 and likewise b. Each sum a0 + a1 has n/2 limbs and a
+ * carry bit ca; with s' its low limbs, (a0 + a1)(b0 + b1) = s'a s'b +
+ * (ca s'b + cb s'a) 2^(16n) + ca cb 2^(32n). mid < 2^(32n - 1) for a, b
+ * below 2^(32n - 2) (p < 2^381 = 2^(32n - 3)), so mid is computed modulo
+ * 2^(32n), where the ca cb term vanishes and the others are masked
+ * additions to the top half: the carry bits cost no multiplication. The
+ * 2n-limb product (or a sum of T of them, below T m^2) is then reduced by
+ * the rows of fe_reduce_row alone (fe_redc). For p: 108 + 144 wide
+ * multiply-adds and 12 for q against CIOS's 288 + 12. */
+
+/* A[b + 2k .. b + 2k + 1] += x_(j0 + 2k) y for k < K, one chain, its carry
+ * into A[b + 2K] when that limb exists (len limbs; beyond them the sum is
+ * known to fit). That limb holds at most one earlier carry (fe_prod). */
+template <int K, int j0, int b, int len>
+ZKP_HD void fe_prod_chain(uint32_t *A, const uint32_t *x, uint32_t y)
+{
+	carry_chain c;
+	A[b] = c.mad_lo_cc(x[j0], y, A[b]);
+	if constexpr (K == 1 && b + 2 >= len) {
+		A[b + 1] = c.madc_hi(x[j0], y, A[b + 1]);
+	} else {
+		A[b + 1] = c.madc_hi_cc(x[j0], y, A[b + 1]);
+		ZKP_UNROLL
+		for (int k = 1; k < K - 1; k++) {
+			A[b + 2 * k] = c.madc_lo_cc(x[j0 + 2 * k], y, A[b + 2 * k]);
+			A[b + 2 * k + 1] = c.madc_hi_cc(x[j0 + 2 * k], y, A[b + 2 * k + 1]);
+		}
+		if constexpr (K > 1) {
+			A[b + 2 * K - 2] = c.madc_lo_cc(x[j0 + 2 * K - 2], y, A[b + 2 * K - 2]);
+			if constexpr (b + 2 * K >= len)
+				A[b + 2 * K - 1] = c.madc_hi(x[j0 + 2 * K - 2], y, A[b + 2 * K - 1]);
+			else
+				A[b + 2 * K - 1] = c.madc_hi_cc(x[j0 + 2 * K - 2], y, A[b + 2 * K - 1]);
+		}
+		if constexpr (b + 2 * K < len)
+			A[b + 2 * K] = c.addc(A[b + 2 * K], 0);
+	}
+}
+
+/* Row i >= 1 of fe_prod: x y_i at limb offset i, split between e
+ * (positions p at index p) and o (position p at index p - 1) so that every
+ * chain's products sit in aligned pairs: for even i the even limbs of x go
+ * to e and the odd ones to o, for odd i the other way round. The limb
+ * above a chain's top was written only by the previous row's carry. */
+template <int h, int i>
+ZKP_HD void fe_prod_rows(uint32_t *e, uint32_t *o, const uint32_t *x, const uint32_t *y)
+{
+	constexpr int K = h / 2;
+	if constexpr (i % 2 == 0) {
+		fe_prod_chain<K, 0, i, 2 * h>(e, x, y[i]);
+		fe_prod_chain<K, 1, i, 2 * h>(o, x, y[i]);
+	} else {
+		fe_prod_chain<K, 0, i - 1, 2 * h>(o, x, y[i]);
+		fe_prod_chain<K, 1, i + 1, 2 * h>(e, x, y[i]);
+	}
+	if constexpr (i + 1 < h)
+		fe_prod_rows<h, i + 1>(e, o, x, y);
+}
+
+/* r[0 .. 2h-1] = x y for h-limb x, y (h even): h rows of h products. */
+template <int h> ZKP_HD void fe_prod(uint32_t *r, const uint32_t *x, const uint32_t *y)
+{
+	static_assert(h % 2 == 0 && h >= 2, "aligned pairs");
+	uint32_t e[2 * h], o[2 * h];
+	fe_row_first<h>(e, o, x, y[0]);
+	ZKP_UNROLL
+	for (int j = h; j < 2 * h; j++)
+		e[j] = o[j] = 0;
+	fe_prod_rows<h, 1>(e, o, x, y);
+	carry_chain c; /* x y < 2^(64h): o's last index and the top carry are 0 */
+	r[0] = e[0];
+	r[1] = c.add_cc(e[1], o[0]);
+	ZKP_UNROLL
+	for (int p = 2; p < 2 * h - 1; p++)
+		r[p] = c.addc_cc(e[p], o[p - 1]);
+	r[2 * h - 1] = c.addc(e[2 * h - 1], o[2 * h - 2]);
+}
+
+/* t[0 .. 2n-1] = x y for n-limb x, y < 2^(32n - 2), in three products of
+ * n/2 limbs (the comment above). */
+template <int n> ZKP_HD void fe_kara(uint32_t *t, const uint32_t *x, const uint32_t *y)
+{
+	enum { h = n / 2 };
+	static_assert(n % 4 == 0, "halves of an even limb count");
+	uint32_t p0[n], p2[n], mid[n], sa[h], sb[h];
+	fe_prod<h>(p0, x, y);
+	fe_prod<h>(p2, x + h, y + h);
+	carry_chain ca;
+	sa[0] = ca.add_cc(x[0], x[h]);
+	ZKP_UNROLL
+	for (int j = 1; j < h; j++)
+		sa[j] = ca.addc_cc(x[j], x[h + j]);
+	uint32_t mask_a = 0u - ca.addc(0, 0);
+	carry_chain cb;
+	sb[0] = cb.add_cc(y[0], y[h]);
+	ZKP_UNROLL
+	for (int j = 1; j < h; j++)
+		sb[j] = cb.addc_cc(y[j], y[h + j]);
+	uint32_t mask_b = 0u - cb.addc(0, 0);
+	fe_prod<h>(mid, sa, sb);
+	/* mid += (ca s'b + cb s'a) 2^(16n), - a0 b0 - a1 b1, all mod 2^(32n) */
+	carry_chain c1;
+	mid[h] = c1.add_cc(mid[h], sb[0] & mask_a);
+	ZKP_UNROLL
+	for (int j = 1; j < h - 1; j++)
+		mid[h + j] = c1.addc_cc(mid[h + j], sb[j] & mask_a);
+	mid[n - 1] = c1.addc(mid[n - 1], sb[h - 1] & mask_a);
+	carry_chain c2;
+	mid[h] = c2.add_cc(mid[h], sa[0] & mask_b);
+	ZKP_UNROLL
+	for (int j = 1; j < h - 1; j++)
+		mid[h + j] = c2.addc_cc(mid[h + j], sa[j] & mask_b);
+	mid[n - 1] = c2.addc(mid[n - 1], sa[h - 1] & mask_b);
+	carry_chain s0;
+	mid[0] = s0.sub_cc(mid[0], p0[0]);
+	ZKP_UNROLL
+	for (int j = 1; j < n - 1; j++)
+		mid[j] = s0.subc_cc(mid[j], p0[j]);
+	mid[n - 1] = s0.subc(mid[n - 1], p0[n - 1]);
+	carry_chain s2;
+	mid[0] = s2.sub_cc(mid[0], p2[0]);
+	ZKP_UNROLL
+	for (int j = 1; j < n - 1; j++)
+		mid[j] = s2.subc_cc(mid[j], p2[j]);
+	mid[n - 1] = s2.subc(mid[n - 1], p2[n - 1]);
+	/* t = p0 + mid 2^(16n) + p2 2^(32n) < 2^(64n) */
+	ZKP_UNROLL
+	for (int j = 0; j < h; j++)
+		t[j] = p0[j];
+	carry_chain d;
+	t[h] = d.add_cc(p0[h], mid[0]);
+	ZKP_UNROLL
+	for (int j = 1; j < h; j++)
+		t[h + j] = d.addc_cc(p0[h + j], mid[j]);
+	ZKP_UNROLL
+	for (int j = 0; j < h; j++)
+		t[n + j] = d.addc_cc(p2[j], mid[h + j]);
+	ZKP_UNROLL
+	for (int j = 0; j < h - 1; j++)
+		t[n + h + j] = d.addc_cc(p2[h + j], 0);
+	t[2 * n - 1] = d.addc(p2[n - 1], 0);
+}
+
+/*
+ * ret = t R^-1 mod m for a 2n-limb t < (sum_max + 1) m^2 (Montgomery's
+ * REDC): with t = t_hi R + t_lo, REDC(t) = t_hi + (t_lo + Q m) / R, where
+ * Q makes t_lo + Q m divisible by R. The second term is n rows of
+ * fe_reduce_row and fe_shift on an accumulator that starts as t_lo (the
+ * CIOS of fe_mul_sum without its product rows); it is at most m, and
+ * t_hi < T m (m / R) < m - 1 for T = sum_max, so the sum is below 2m: one
+ * subtraction. The accumulator stays below 2^384 + 2^32 m + m, inside its
+ * n + 1 limbs of weight, as in fe_mul_sum.
+ */
+template <class F> ZKP_HD void fe_redc(fe<F> *ret, const uint32_t *t)
+{
+	enum { n = 2 * F::N };
+	uint32_t m[n], e[n], o[n], u[n];
+	ZKP_UNROLL
+	for (int j = 0; j < n; j++) {
+		m[j] = fe_mod32<F>(j);
+		e[j] = t[j];
+		o[j] = 0;
+	}
+	carry_chain c0;
+	fe_reduce_row<F, false>(c0, e, o, m);
+	ZKP_UNROLL
+	for (int i = 1; i < n; i++) {
+		carry_chain c;
+		fe_shift<n>(c, e, o);
+		fe_reduce_row<F, true>(c, e, o, m);
+	}
+	carry_chain c;
+	u[0] = c.add_cc(o[0], e[1]);
+	ZKP_UNROLL
+	for (int j = 1; j < n - 1; j++)
+		u[j] = c.addc_cc(o[j], e[j + 1]);
+	u[n - 1] = c.addc(o[n - 1], 0);
+	carry_chain d;
+	u[0] = d.add_cc(u[0], t[n]);
+	ZKP_UNROLL
+	for (int j = 1; j < n - 1; j++)
+		u[j] = d.addc_cc(u[j], t[n + j]);
+	u[n - 1] = d.addc(u[n - 1], t[2 * n - 1]);
+	fe_reduce_once<F>(ret, u);
+}
+
+/* fe_mul_sum for F::karatsuba: the T products by fe_kara, summed in 2n
+ * limbs (below T m^2 < 2^(64N)), one fe_redc. */
+template <class F, int T>
+ZKP_HD void fe_mul_sum_kara(fe<F> *ret, const fe<F> *const *a, const fe<F> *const *b)
+{
+	enum { n = 2 * F::N };
+	uint32_t x[n], y[n], t[2 * n];
+	fe_split<F>(x, a[0]);
+	fe_split<F>(y, b[0]);
+	fe_kara<n>(t, x, y);
+	ZKP_UNROLL
+	for (int k = 1; k < T; k++) {
+		uint32_t u[2 * n];
+		fe_split<F>(x, a[k]);
+		fe_split<F>(y, b[k]);
+		fe_kara<n>(u, x, y);
+		carry_chain c;
+		t[0] = c.add_cc(t[0], u[0]);
+		ZKP_UNROLL
+		for (int j = 1; j < 2 * n - 1; j++)
+			t[j] = c.addc_cc(t[j], u[j]);
+		t[2 * n - 1] = c.addc(t[2 * n - 1], u[2 * n - 1]);
+	}
+	fe_redc<F>(ret, t);
+}
+
 /*
  * ret = (a_0 b_0 + .. + a_(T-1) b_(T-1)) R^-1 mod m: the CIOS of fe_mul
  * (below, T = 1) with T product rows an iteration and one reduction row,
@@ -419,9 +641,8 @@ template <class F> ZKP_HD void fe_cios_finish(fe<F> *ret, const uint32_t *e, con
  * of m.
  */
 template <class F, int T>
-ZKP_HD void fe_mul_sum(fe<F> *ret, const fe<F> *const *a, const fe<F> *const *b)
+ZKP_HD void fe_mul_sum_cios(fe<F> *ret, const fe<F> *const *a, const fe<F> *const *b)
 {
-	static_assert(T >= 1 && T <= F::sum_max, "(T + 1) m must fit the limbs");
 	enum { n = 2 * F::N };
 	uint32_t x[T][n], y[T][n], m[n], e[n], o[n];
 	ZKP_UNROLL
@@ -459,6 +680,20 @@ ZKP_HD void fe_mul_sum(fe<F> *ret, const fe<F> *const *a, const fe<F> *const *b)
 	fe_cios_finish<F>(ret, e, o);
 }
 
+/* The sum of T products: Karatsuba for a product and a b - c d over Fp
+ * (every G1 formula, Fp2's three products); Fp2's sums of four keep the
+ * CIOS, whose inputs it holds anyway: in three halves they grew the G2
+ * point kernels' stack frames (k_acc_chunk's from 624 to 1,496 bytes). */
+template <class F, int T>
+ZKP_HD void fe_mul_sum(fe<F> *ret, const fe<F> *const *a, const fe<F> *const *b)
+{
+	static_assert(T >= 1 && T <= F::sum_max, "(T + 1) m must fit the limbs");
+	if constexpr (F::karatsuba && T <= 2)
+		fe_mul_sum_kara<F, T>(ret, a, b);
+	else
+		fe_mul_sum_cios<F, T>(ret, a, b);
+}
+
 /*
  * ret = a b R^-1 mod m: CIOS over 32-bit limbs (Koc, Acar, Kaliski 1996),
  * n = 2N iterations of t = (t + a b_i + q m) / 2^32 with
@@ -477,7 +712,8 @@ ZKP_HD void fe_mul_sum(fe<F> *ret, const fe<F> *const *a, const fe<F> *const *b)
  * addition has o's limb 0's weight and runs straight into the next odd
  * row's chain. The first iteration starts from t = 0, where the products
  * need no additions at all.
- * 4n^2 + n multiplications: fe_mul_sum above with one product.
+ * 4n^2 + n multiplications: fe_mul_sum above with one product (for p,
+ * whose fp_params::karatsuba is set, 3n^2 + n in fe_kara and fe_redc).
  */
 template <class F> ZKP_HD void fe_mul(fe<F> *ret, const fe<F> *a, const fe<F> *b)
 {

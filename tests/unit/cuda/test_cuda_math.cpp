@@ -3,7 +3,9 @@
  * against the C layers on random inputs: Fp and Fr add, sub, mul, sqr and
  * Montgomery conversions against ff (uniform values, 0, 1, -1, and limbs
  * whose 32-bit halves are all zeros or all ones, which carry through every
- * link of the carry chains that carry.cuh emulates here); XYZZ madd / msub / add / dbl sequences
+ * link of the carry chains that carry.cuh emulates here); the pieces of
+ * Fp's products in three halves (fe_prod, fe_kara, fe_redc) against GMP,
+ * with every half's sum carrying; XYZZ madd / msub / add / dbl sequences
  * and the XYZZ-to-Jacobian conversion against ec (limb for limb, and as
  * affine points); the MSM's Booth digits against GMP; and every kernel body
  * of cuda/msm.cu and cuda/ntt.cu, run by an emulated grid (blocks, then
@@ -279,6 +281,88 @@ static void test_fp_mul_sum(void)
 	mpz_mul_ui(v, m, fr_params::sum_max + 2);
 	check(mpz_sizeinbase(v, 2) > 256, "fr sum_max, the largest", 0);
 	mpz_clears(m, v, NULL);
+}
+
+/* Limbs of 32 bits for fe_prod, fe_kara and fe_redc: uniform below 2^bits,
+ * or runs of all-zero and all-one limbs, or 2^bits - 1 (every half's sum
+ * carries). */
+static void pick_limbs32(uint32_t *w, int n, unsigned bits)
+{
+	unsigned kind = (unsigned)(tu_rand64() % 4);
+	for (int i = 0; i < n; i++) {
+		uint32_t v = (uint32_t)tu_rand64();
+		if (kind == 1)
+			v = tu_rand64() & 1 ? 0xffffffffu : 0;
+		else if (kind == 2)
+			v = 0xffffffffu;
+		w[i] = 32 * (unsigned)i >= bits ? 0 : v;
+	}
+	if (bits % 32 && (int)(bits / 32) < n)
+		w[bits / 32] &= (1u << (bits % 32)) - 1;
+}
+
+static void mpz_from32(mpz_t v, const uint32_t *w, int n)
+{
+	mpz_import(v, (size_t)n, -1, sizeof(uint32_t), 0, 0, w);
+}
+
+static bool mpz_is32(const mpz_t v, const uint32_t *w, int n)
+{
+	mpz_t t;
+	mpz_init(t);
+	mpz_from32(t, w, n);
+	bool same = mpz_cmp(t, v) == 0;
+	mpz_clear(t);
+	return same;
+}
+
+/* The pieces of the Karatsuba products against GMP (cuda/ff.cuh): fe_prod
+ * on any 6-limb values, fe_kara on 12-limb values below 2^382 (its
+ * contract: both halves' sums may carry), and fe_redc on 24-limb values
+ * below (sum_max + 1) p^2, whose result must be t R^-1 mod p. */
+static void test_fp_karatsuba(void)
+{
+	mpz_t a, b, r, p, lim, rinv, two;
+	mpz_inits(a, b, r, p, lim, rinv, two, NULL);
+	mpz_import(p, 6, -1, sizeof(uint64_t), 0, 0, ZKP_FP_MODULUS);
+	mpz_set_ui(two, 2);
+	mpz_pow_ui(rinv, two, 384);
+	check(mpz_invert(rinv, rinv, p) != 0, "fp R invertible", 0);
+	mpz_mul(lim, p, p);
+	mpz_mul_ui(lim, lim, fp_params::sum_max + 1);
+	for (unsigned long i = 0; i < ITERS / 10; i++) {
+		uint32_t x[12], y[12], t[24];
+		pick_limbs32(x, 6, 192);
+		pick_limbs32(y, 6, 192);
+		fe_prod<6>(t, x, y);
+		mpz_from32(a, x, 6);
+		mpz_from32(b, y, 6);
+		mpz_mul(r, a, b);
+		check(mpz_is32(r, t, 12), "fe_prod<6>", i);
+		pick_limbs32(x, 12, 382);
+		pick_limbs32(y, 12, 382);
+		fe_kara<12>(t, x, y);
+		mpz_from32(a, x, 12);
+		mpz_from32(b, y, 12);
+		mpz_mul(r, a, b);
+		check(mpz_is32(r, t, 24), "fe_kara<12>", i);
+		/* t below the bound: an arbitrary 766-bit value, reduced */
+		pick_limbs32(t, 24, 766);
+		mpz_from32(a, t, 24);
+		if (mpz_cmp(a, lim) >= 0) {
+			mpz_sub_ui(a, lim, 1 + (i & 0xff));
+			memset(t, 0, sizeof(t));
+			mpz_export(t, NULL, -1, sizeof(uint32_t), 0, 0, a);
+		}
+		dfp got;
+		fe_redc<fp_params>(&got, t);
+		mpz_mul(r, a, rinv);
+		mpz_mod(r, r, p);
+		uint32_t w[12];
+		fe_split<fp_params>(w, &got);
+		check(mpz_is32(r, w, 12), "fe_redc", i);
+	}
+	mpz_clears(a, b, r, p, lim, rinv, two, NULL);
 }
 
 static void test_fr(void)
@@ -1681,6 +1765,7 @@ int main(void)
 		void (*fn)(void);
 	} parts[] = {
 		{ "fp", test_fp }, { "fp-sqr", test_fp_sqr_edges }, { "fp-sum", test_fp_mul_sum },
+		{ "fp-kara", test_fp_karatsuba },
 		{ "fr", test_fr },
 		{ "fp2", test_fp2 }, { "inv", test_inv }, { "ec", test_ec_g1 }, { "ec-g2", test_ec_g2 },
 		{ "fixbase", test_fixed_base_both }, { "setup", test_setup_device_path },
