@@ -122,7 +122,7 @@ struct fr_params {
 	static const uint32_t qinv = 0xffffffffU;
 	static const bool sqr_rows = false; /* 3r > 2^256: fe_sqr multiplies */
 	static const int sum_max = 1;       /* 3r > 2^256: no sums of products */
-	static const bool karatsuba = false; /* CIOS: the NTT waits on issue, not multiplies */
+	static const bool karatsuba = false; /* CIOS: the NTT is not bound by multiplies */
 };
 
 /* A field element: the same layout as zkp_fp / zkp_fr. */
