@@ -489,6 +489,29 @@ template <int h> ZKP_HD void fe_prod(uint32_t *r, const uint32_t *x, const uint3
 	r[2 * h - 1] = c.addc(e[2 * h - 1], o[2 * h - 2]);
 }
 
+/* a += b & mask and a -= b over len limbs, modulo 2^(32 len) (the carry or
+ * borrow out dropped): one chain each. */
+template <int len>
+ZKP_HD void fe_limbs_add(uint32_t *a, const uint32_t *b, uint32_t mask = ~0u)
+{
+	carry_chain c;
+	a[0] = c.add_cc(a[0], b[0] & mask);
+	ZKP_UNROLL
+	for (int j = 1; j < len - 1; j++)
+		a[j] = c.addc_cc(a[j], b[j] & mask);
+	a[len - 1] = c.addc(a[len - 1], b[len - 1] & mask);
+}
+
+template <int len> ZKP_HD void fe_limbs_sub(uint32_t *a, const uint32_t *b)
+{
+	carry_chain c;
+	a[0] = c.sub_cc(a[0], b[0]);
+	ZKP_UNROLL
+	for (int j = 1; j < len - 1; j++)
+		a[j] = c.subc_cc(a[j], b[j]);
+	a[len - 1] = c.subc(a[len - 1], b[len - 1]);
+}
+
 /* t[0 .. 2n-1] = x y for n-limb x, y < 2^(32n - 2), in three products of
  * n/2 limbs (the comment above). */
 template <int n> ZKP_HD void fe_kara(uint32_t *t, const uint32_t *x, const uint32_t *y)
@@ -512,30 +535,10 @@ template <int n> ZKP_HD void fe_kara(uint32_t *t, const uint32_t *x, const uint3
 	uint32_t mask_b = 0u - cb.addc(0, 0);
 	fe_prod<h>(mid, sa, sb);
 	/* mid += (ca s'b + cb s'a) 2^(16n), - a0 b0 - a1 b1, all mod 2^(32n) */
-	carry_chain c1;
-	mid[h] = c1.add_cc(mid[h], sb[0] & mask_a);
-	ZKP_UNROLL
-	for (int j = 1; j < h - 1; j++)
-		mid[h + j] = c1.addc_cc(mid[h + j], sb[j] & mask_a);
-	mid[n - 1] = c1.addc(mid[n - 1], sb[h - 1] & mask_a);
-	carry_chain c2;
-	mid[h] = c2.add_cc(mid[h], sa[0] & mask_b);
-	ZKP_UNROLL
-	for (int j = 1; j < h - 1; j++)
-		mid[h + j] = c2.addc_cc(mid[h + j], sa[j] & mask_b);
-	mid[n - 1] = c2.addc(mid[n - 1], sa[h - 1] & mask_b);
-	carry_chain s0;
-	mid[0] = s0.sub_cc(mid[0], p0[0]);
-	ZKP_UNROLL
-	for (int j = 1; j < n - 1; j++)
-		mid[j] = s0.subc_cc(mid[j], p0[j]);
-	mid[n - 1] = s0.subc(mid[n - 1], p0[n - 1]);
-	carry_chain s2;
-	mid[0] = s2.sub_cc(mid[0], p2[0]);
-	ZKP_UNROLL
-	for (int j = 1; j < n - 1; j++)
-		mid[j] = s2.subc_cc(mid[j], p2[j]);
-	mid[n - 1] = s2.subc(mid[n - 1], p2[n - 1]);
+	fe_limbs_add<h>(mid + h, sb, mask_a);
+	fe_limbs_add<h>(mid + h, sa, mask_b);
+	fe_limbs_sub<n>(mid, p0);
+	fe_limbs_sub<n>(mid, p2);
 	/* t = p0 + mid 2^(16n) + p2 2^(32n) < 2^(64n) */
 	ZKP_UNROLL
 	for (int j = 0; j < h; j++)
@@ -588,12 +591,7 @@ template <class F> ZKP_HD void fe_redc(fe<F> *ret, const uint32_t *t)
 	for (int j = 1; j < n - 1; j++)
 		u[j] = c.addc_cc(o[j], e[j + 1]);
 	u[n - 1] = c.addc(o[n - 1], 0);
-	carry_chain d;
-	u[0] = d.add_cc(u[0], t[n]);
-	ZKP_UNROLL
-	for (int j = 1; j < n - 1; j++)
-		u[j] = d.addc_cc(u[j], t[n + j]);
-	u[n - 1] = d.addc(u[n - 1], t[2 * n - 1]);
+	fe_limbs_add<n>(u, t + n); /* below 2m: no carry out */
 	fe_reduce_once<F>(ret, u);
 }
 
@@ -613,12 +611,7 @@ ZKP_HD void fe_mul_sum_kara(fe<F> *ret, const fe<F> *const *a, const fe<F> *cons
 		fe_split<F>(x, a[k]);
 		fe_split<F>(y, b[k]);
 		fe_kara<n>(u, x, y);
-		carry_chain c;
-		t[0] = c.add_cc(t[0], u[0]);
-		ZKP_UNROLL
-		for (int j = 1; j < 2 * n - 1; j++)
-			t[j] = c.addc_cc(t[j], u[j]);
-		t[2 * n - 1] = c.addc(t[2 * n - 1], u[2 * n - 1]);
+		fe_limbs_add<2 * n>(t, u);
 	}
 	fe_redc<F>(ret, t);
 }
