@@ -9,10 +9,11 @@
 #   2. results at scale, checked in O(n) on the CPU (zkpd-bench check):
 #      the G1 MSM at 2^16..2^MSM_MAX (default 27) on random scalars, 3 runs
 #      a size, every result checked (these are also the MSM timings, 2^26
-#      and 2^27 among them); every kind of skewed scalars (all equal, four
-#      values repeated, small, r-1, 0/1-heavy: the split of bit-valued
-#      scalars) at 2^16..2^24; the G2 MSM on the device at 2^16..2^G2_MAX
-#      (default 24) on random and 0/1 scalars; NTT spot checks of the
+#      and 2^27 among them); the kit's variant builds (bench/gpu-kit.sh)
+#      timed against the default one; every kind of skewed scalars (all
+#      equal, four values repeated, small, r-1, 0/1-heavy: the split of
+#      bit-valued scalars) at 2^16..2^24; the G2 MSM on the device at
+#      2^16..2^G2_MAX (default 24) on random and 0/1 scalars; NTT spot checks of the
 #      prover's four transforms at 2^16..2^24 and at 2^NTT_MAX (27);
 #   2b. a development key made on the GPU and on the CPU from one seed at
 #      2^SETUP_LOG (default 20): the two files must be the same byte for
@@ -47,6 +48,8 @@
 # Environment: JOBS (build parallelism, default: all cores), TOTAL_S,
 #              MSM_MAX / NTT_MAX (largest log2 size, 16..28, default 27 / 27),
 #              G2_MAX (the G2 MSM's, 16..26, default 24),
+#              VARIANT_LOG (the size the kit's variant builds are timed at
+#              against the default, 16..28, default 26),
 #              SETUP_LOG (the key compared across backends, 14..24, default 20),
 #              PROVE_LOG (the GPU-only proof's domain, default 24),
 #              DAEMON_LOG (the daemon smoke test's domain, default 18),
@@ -80,14 +83,14 @@ case "${1:-}" in
 	[ $# -le 1 ] || { usage; exit 2; }
 	;;
 esac
-for v in TOTAL_S MSM_MAX NTT_MAX G2_MAX SETUP_LOG PROVE_LOG DAEMON_LOG JOBS SEED; do
+for v in TOTAL_S MSM_MAX NTT_MAX G2_MAX SETUP_LOG PROVE_LOG DAEMON_LOG VARIANT_LOG JOBS SEED; do
 	val=${!v:-}
 	if [ -n "$val" ] && ! [[ $val =~ ^[0-9]+$ ]]; then
 		echo "gpu-check: $v must be a whole number, not '$val'" >&2
 		exit 2
 	fi
 done
-for v in MSM_MAX NTT_MAX; do
+for v in MSM_MAX NTT_MAX VARIANT_LOG; do
 	val=${!v:-27}
 	if [ "$val" -lt 16 ] || [ "$val" -gt 28 ]; then
 		echo "gpu-check: $v must be within 16..28, not $val" >&2
@@ -132,6 +135,7 @@ else
 fi
 jobs=${JOBS:-$(nproc)}
 msm_max=${MSM_MAX:-27}
+variant_log=${VARIANT_LOG:-26}
 ntt_max=${NTT_MAX:-27}
 total_s=${TOTAL_S:-480}
 seed=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
@@ -215,14 +219,20 @@ fi
 
 # check NAME EST CAP -- zkpd-bench check ARGS...: one checked run, its
 # JSON lines appended to gpu-check.json, a row from its summary line.
+# check_bin, when set, names another zkpd-bench (a variant build) and
+# check_tag a "variant" key put first in each of its JSON lines.
 check() {
 	local name=$1 est=$2 c=$3 rc=0 t0=$SECONDS
 	shift 4
 	fits "$name" "$est" || return 0
 	step "$name"
-	timeout -k 5 "$(cap "$c")" "$bench" check "$@" --seed "$seed" >"$tmp/check.json" \
-		2>>"$log" || rc=$?
-	cat "$tmp/check.json" >>"$checks_json"
+	timeout -k 5 "$(cap "$c")" "${check_bin:-$bench}" check "$@" --seed "$seed" \
+		>"$tmp/check.json" 2>>"$log" || rc=$?
+	if [ -n "${check_tag:-}" ]; then
+		sed "s/^{/{\"variant\":\"$check_tag\",/" "$tmp/check.json" >>"$checks_json"
+	else
+		cat "$tmp/check.json" >>"$checks_json"
+	fi
 	local sum n f
 	sum=$(grep '"check":"summary"' "$tmp/check.json" || true)
 	n=$(printf '%s' "$sum" | sed -n 's/.*"checks":\([0-9]*\).*/\1/p')
@@ -252,6 +262,34 @@ check() {
 # the checks' weights about 0.1 s a run at 2^27.
 check "msm g1 2^16..2^$msm_max checked" 40 150 -- msm --backend cuda \
 	--log2 "16..$msm_max" --runs 3 --scalars random --phases
+# The kit's variant builds (bench/gpu-kit.sh, variants.txt: the CIOS
+# form of Fp's products, the point kernels held to 3 blocks an SM) against
+# the default build on the same machine in the same run: a G1 MSM of
+# 2^VARIANT_LOG (default 26) random scalars, 3 checked runs a binary, in
+# the order default, each variant, default again (the two default runs
+# show the drift between them); the summary gives each variant's median
+# over the mean of the default's. Each binary makes its bases anew:
+# about 4 s at 2^26, 2 s to upload, 3 MSMs of about 0.7 s: 10 s each.
+variants=()
+if [ -n "$kit" ] && [ -s "$kit/variants.txt" ]; then
+	while read -r name _; do
+		[ -x "$bin/zkpd-bench.$name" ] && variants+=("$name")
+	done <"$kit/variants.txt"
+fi
+if [ ${#variants[@]} -eq 0 ]; then
+	row "msm g1 variants 2^$variant_log" skipped "no variant builds (bench/gpu-kit.sh)"
+else
+	for v in default "${variants[@]}" default; do
+		if [ "$v" = default ]; then
+			check_bin=$bench
+		else
+			check_bin=$bin/zkpd-bench.$v
+		fi
+		check_tag=$v check "msm g1 2^$variant_log build $v" 10 60 -- msm --backend cuda \
+			--log2 "$variant_log..$variant_log" --runs 3 --scalars random --phases
+	done
+	check_bin=
+fi
 # 6 kinds x 9 sizes up to 2^24: bases 1 s, MSMs well under 1 s each.
 check "msm g1 skewed scalars 2^16..2^24" 20 90 -- msm --backend cuda --log2 16..24 \
 	--scalars all
@@ -606,11 +644,17 @@ step "done"
 	printf '%s\n' "${rows[@]}"
 	python3 - "$checks_json" <<'EOF' 2>/dev/null || true
 import json, sys
+builds = {}
 for line in open(sys.argv[1]):
     o = json.loads(line)
     if o.get("check") == "msm" and o["scalars"] == "random" and o["log_n"] >= 24:
-        print("msm %s 2^%d%s%s: median %.1f ms, min %.1f ms (%d runs, %s)" % (o["group"],
-              o["log_n"], " window %d" % o["window"] if o.get("window") else "",
+        v = o.get("variant")
+        if v:
+            builds.setdefault(v, []).append((o["median_ms"],
+                                            (o.get("phases_median_ms") or {}).get("accumulate", 0)))
+        print("msm %s 2^%d%s%s%s: median %.1f ms, min %.1f ms (%d runs, %s)" % (o["group"],
+              o["log_n"], " build %s" % v if v else "",
+              " window %d" % o["window"] if o.get("window") else "",
               " %d windows a pass" % o["pass_windows"] if o.get("pass_windows") else "",
               o["median_ms"], o["min_ms"], o["runs"], "checked" if o["ok"] else "WRONG"))
         p = o.get("phases_median_ms")
@@ -618,6 +662,15 @@ for line in open(sys.argv[1]):
             print("  phases (ms, %d passes): prepare %.1f, sort %.1f, accumulate %.1f, "
                   "scan %.1f, reduce %.1f" % (o["passes"], p["prepare"], p["sort"],
                                               p["accumulate"], p["scan"], p["reduce"]))
+ref = builds.pop("default", [])
+if ref and builds:
+    mean = sum(r[0] for r in ref) / len(ref)
+    acc = sum(r[1] for r in ref) / len(ref)
+    print("builds against the default (mean of its %d medians, %.1f ms; %s): %s" % (
+          len(ref), mean, "drift %+.1f %%" % (100 * (ref[-1][0] / ref[0][0] - 1)) if len(ref) > 1
+          else "one run", ", ".join("%s %.3f (accumulation %s)" % (
+              v, m[0][0] / mean, "%.3f" % (m[0][1] / acc) if acc > 0 else "untimed")
+              for v, m in builds.items())))
 EOF
 	grep -v '^zkpd-gpu-bench:' "$table" || true
 	[ -n "$prove_rows" ] && echo "$prove_rows"

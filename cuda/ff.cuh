@@ -28,6 +28,12 @@
 
 #include "carry.cuh"
 
+/* Fp's products in three halves (fp_params::karatsuba) unless the build
+ * says 0 (cuda/CMakeLists.txt, ZKPD_CUDA_FP_KARATSUBA). */
+#ifndef ZKPD_FP_KARATSUBA
+#define ZKPD_FP_KARATSUBA 1
+#endif
+
 #ifdef __CUDACC__
 #define ZKP_HD __host__ __device__ __forceinline__
 #else
@@ -90,7 +96,10 @@ struct fp_params {
 	static const uint32_t qinv = 0xfffcfffdU; /* -p^-1 mod 2^32 */
 	static const bool sqr_rows = true; /* 3p < 2^384: fe_sqr's rows fit */
 	static const int sum_max = 8;      /* 9p < 2^384: fe_mul_sum's bound */
-	static const bool karatsuba = true; /* fe_mul_sum (T <= 2) by fe_kara + fe_redc */
+	/* fe_mul_sum (T <= 2) by fe_kara + fe_redc; cmake
+	 * -DZKPD_CUDA_FP_KARATSUBA=OFF builds the CIOS instead, the reference
+	 * bench/gpu-check.sh times it against. */
+	static const bool karatsuba = ZKPD_FP_KARATSUBA != 0;
 };
 
 struct fr_params {

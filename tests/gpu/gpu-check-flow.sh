@@ -17,6 +17,9 @@ for p in tests/unit/cuda/test_cuda_math tests/gpu/test_gpu_field tests/gpu/test_
 	bench/zkpd-gpu-bench bench/zkpd-bench src/daemon/zkpd src/daemon/zkpctl src/tools/zkp; do
 	ln -s "$build/$p" "$tmp/kit/bin/"
 done
+# A variant build (bench/gpu-kit.sh): the default's zkpd-bench stands in.
+ln -s "$build/bench/zkpd-bench" "$tmp/kit/bin/zkpd-bench.cios"
+echo "cios ZKPD_CUDA_FP_KARATSUBA=OFF" >"$tmp/kit/variants.txt"
 # A stand-in ncu first on PATH: the counters step's plumbing and report
 # (the real one, where installed, is for a GPU run) from CSV rows of the
 # kernel it is asked for: k_group's 4 warp instructions take 17
@@ -59,7 +62,8 @@ fail() {
 [ "$took" -le $((total + 5)) ] || fail "took $took s of a $total s budget"
 sum=$tmp/out/summary.txt
 [ -s "$sum" ] || fail "no summary.txt"
-for r in "host math test" "gpu field arithmetic" "gpu tests" "msm g1 2^16..2^27 checked" "msm g1 skewed scalars" \
+for r in "host math test" "gpu field arithmetic" "gpu tests" "msm g1 2^16..2^27 checked" \
+	"msm g1 2^26 build default" "msm g1 2^26 build cios" "msm g1 skewed scalars" \
 	"msm g1 window sweep 2^24" "msm g1 window sweep 2^26" "msm g2 2^16..2^24 checked" "ntt spots 2^16..2^24" "ntt spots 2^27" "setup gpu = cpu 2^20" \
 	"proof 2^20 gpu and cpu" "proof 2^27 gpu" "zkpd on the GPU" "ncu counters" "ntt timing"; do
 	grep -qF "$r" "$sum" || fail "no row for '$r'"
@@ -68,6 +72,12 @@ grep -q "skipped  *estimated" "$sum" || fail "no step was skipped for the budget
 if ! grep -q "^ncu counters  *skipped  *estimated" "$sum"; then
 	grep -q "^ncu counters  *ok  *k_group 64 regs.*shared ld 1.06 of ideal (1 conflicts); k_acc_chunk 166 regs" "$sum" ||
 		fail "ncu counters misreported: $(grep '^ncu counters' "$sum")"
+fi
+[ "$(grep -c '^msm g1 2^26 build default ' "$sum")" -eq 2 ] ||
+	fail "the default build's MSM not timed before and after the variant"
+if grep -q '^msm g1 2^26 build cios  *ok' "$sum" &&
+	! grep -q '^{"variant":"cios","check"' "$tmp/out/gpu-check.json"; then
+	fail "the variant's JSON lines are not tagged"
 fi
 if [ "$rc" -eq 1 ]; then
 	grep -q FAILED "$sum" || fail "exit 1 without a FAILED row"
