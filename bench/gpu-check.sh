@@ -293,14 +293,18 @@ fi
 # 6 kinds x 9 sizes up to 2^24: bases 1 s, MSMs well under 1 s each.
 check "msm g1 skewed scalars 2^16..2^24" 20 90 -- msm --backend cuda --log2 16..24 \
 	--scalars all
-# The window width's trade on the device: 2^24 and 2^26 random scalars at
-# widths 14..20 (the default picks 18 and 20), every result checked; the
-# summary lists each width's median. Bases 2^26 in about 4 s, 12 MSMs of
-# up to 0.7 s, 3 runs each: about 65 s for both.
+# The window width's trade on the device: 2^24, 2^26 and 2^MSM_MAX (27)
+# random scalars at widths 14..20, 16..22 and 20, 22 (the default picks 18, 20
+# and 20; 22 bits make 12 windows where 20 and 21 make 13), every result
+# checked; the summary lists each width's median. Bases 2^26 in about 4 s,
+# 7 MSMs of up to 0.8 s, 3 runs each; 2^27 bases in about 13 s with the
+# upload, 2 x 3 MSMs of about 1.4 s: about 100 s for the three.
 check "msm g1 window sweep 2^24" 35 120 -- msm --backend cuda --log2 24..24 \
 	--runs 3 --scalars random --window 14,15,16,17,18,19,20
-check "msm g1 window sweep 2^26" 30 120 -- msm --backend cuda --log2 26..26 \
-	--runs 3 --scalars random --window 16,17,18,19,20
+check "msm g1 window sweep 2^26" 35 120 -- msm --backend cuda --log2 26..26 \
+	--runs 3 --scalars random --window 16,17,18,19,20,21,22
+check "msm g1 window sweep 2^$msm_max" 30 120 -- msm --backend cuda --log2 "$msm_max..$msm_max" \
+	--runs 3 --scalars random --window 20,22
 # What the window passes cost: 2^26 random scalars in the default passes (7
 # windows each, within MSM_PASS_BYTES) against all 13 windows in one pass
 # (6.4 GB of lists, buckets and chunk sums), 3 runs each: about 10 s.

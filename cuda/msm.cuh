@@ -32,8 +32,13 @@
 #include "ec.cuh"
 #include "ff.cuh"
 
+/* msm_window's range; a caller may force any width from 4 up to
+ * MSM_WIDEST_WINDOW (ZKP_MSM_MAX_WINDOW): at 2^27 points, 22 bits make 12
+ * windows where 20 and 21 make 13, which a device's window sweep weighs
+ * against the 2^21 buckets a window. */
 #define MSM_MIN_WINDOW 8
 #define MSM_MAX_WINDOW 20
+#define MSM_WIDEST_WINDOW 22
 /* A sorted entry is a point index with the digit's sign in the top bit. */
 #define MSM_SIGN_BIT 0x80000000u
 /* Threads of the scan kernel (one block per segment). */

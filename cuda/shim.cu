@@ -68,6 +68,7 @@ extern "C" {
 
 static_assert(sizeof(dfr) == sizeof(zkp_fr), "Fr layout");
 static_assert(sizeof(dfp) == sizeof(zkp_fp), "Fp layout");
+static_assert(MSM_WIDEST_WINDOW == ZKP_MSM_MAX_WINDOW, "the widest window a caller may force");
 static_assert(sizeof(g1_affine) == sizeof(zkp_g1_affine), "G1 affine layout");
 static_assert(sizeof(g1_xyzz) == sizeof(zkp_g1_xyzz), "G1 XYZZ layout");
 static_assert(sizeof(dfp2) == sizeof(zkp_fp2), "Fp2 layout");
@@ -856,7 +857,7 @@ static int cuda_msm(zkp_backend *be, typename G::jac *ret, const zkp_dbuf *bases
 					     (uint32_t *)((char *)cb->ws_small.ptr + count_off),
 					     cb->stream));
 	c = opts && opts->window ? opts->window : msm_window(m_other);
-	c = c < 4 ? 4 : c > MSM_MAX_WINDOW ? MSM_MAX_WINDOW : c;
+	c = c < 4 ? 4 : c > MSM_WIDEST_WINDOW ? MSM_WIDEST_WINDOW : c;
 	/* The bucket lists hold the others only: counted, m_other of them. */
 	cap = opts && opts->window ? m : m_other;
 	if ((err = ws_reserve(cb, &cb->ws_big, G::ws_size(m, cap, c, kb))) ||

@@ -51,6 +51,8 @@ done
 expect 0 60 0 -- msm --backend cpu --log2 1..10 --scalars all
 expect 0 42 0 -- msm --backend cpu --group g2 --log2 1..7 --scalars all
 expect 0 6 0 -- msm --backend cpu --log2 12 --scalars all --runs 2
+# the widest windows a caller may force (ZKP_MSM_MAX_WINDOW; 23 is refused below)
+expect 0 4 0 -- msm --backend cpu --log2 11..12 --scalars random --window 21,22
 expect 1 60 60 -- msm --backend cpu --log2 1..10 --scalars all --perturb
 expect 1 12 12 -- msm --backend cpu --group g2 --log2 5..6 --scalars all --perturb
 expect 1 16 16 -- msm --backend corrupt --log2 1..8 --scalars random,01
@@ -61,7 +63,7 @@ expect 1 50 40 -- ntt --backend cpu --log2 1..10 --perturb
 expect 1 10 8 -- ntt --backend cpu --log2 5..6 --roots snarkjs --perturb
 # arguments
 for bad in "msm --log2 0" "msm --log2 9..3" "msm --scalars bogus" "ntt --spots 65" \
-	"msm --runs 0" "ntt --group g1" "bogus" "msm --backend nope"; do
+	"msm --runs 0" "ntt --group g1" "bogus" "msm --backend nope" "msm --window 23"; do
 	# shellcheck disable=SC2086
 	"$bench" check $bad >/dev/null 2>&1
 	rc=$?

@@ -936,7 +936,7 @@ static void test_digits(void)
 		pick_fr(&a);
 		uint64_t l[4];
 		zkp_fr_to_limbs(l, &a);
-		unsigned c = 4 + (unsigned)(tu_rand64() % (MSM_MAX_WINDOW - 3));
+		unsigned c = 4 + (unsigned)(tu_rand64() % (MSM_WIDEST_WINDOW - 3));
 		unsigned k = msm_windows(c);
 		tu_mpz_from_limbs(s, l, 4);
 		mpz_set_ui(sum, 0);
@@ -954,8 +954,18 @@ static void test_digits(void)
 	}
 	mpz_clears(s, sum, t, NULL);
 	check(msm_window(1) == MSM_MIN_WINDOW && msm_window((size_t)1 << 26) == MSM_MAX_WINDOW &&
+		      msm_window((size_t)1 << 28) == MSM_MAX_WINDOW &&
 		      msm_window((size_t)1 << 20) == 14,
 	      "window table", 0);
+	/* The widest forced windows of 2^27 random scalars: 12 windows of 22
+	 * bits, each pass within MSM_PASS_BYTES (3 windows of about 1.2 GiB;
+	 * buckets of 192-byte XYZZ points). */
+	size_t big = (size_t)1 << 27;
+	unsigned kb22 = msm_pass_windows(big, MSM_WIDEST_WINDOW, 192);
+	check(msm_windows(MSM_WIDEST_WINDOW) == 12 && msm_windows(21) == 13 && kb22 >= 1 &&
+		      msm_pass_bytes(big, MSM_WIDEST_WINDOW, kb22, 192) <= MSM_PASS_BYTES &&
+		      msm_pass_bytes(big, MSM_WIDEST_WINDOW, kb22 + 1, 192) > MSM_PASS_BYTES,
+	      "widest window's passes", kb22);
 }
 
 /* msm_bucket_after against a linear walk, on offsets whose runs of empty
