@@ -25,10 +25,12 @@
 #      made from the 2^PROVE_LOG run fits what is left (else a message);
 #   5. four proofs through zkpd on the GPU (gpus.devices = auto), each
 #      job's spans adding up to its total and its device busy time given;
-#   6. hardware counters where ncu can read them: k_group's shared-memory
+#   6. hardware counters where ncu can read them (two runs: counters, then
+#      where the warps stall, by reason, with the pipes' use): k_group's shared-memory
 #      wavefronts per 128-bit access against the ideal (bank conflicts),
 #      registers and occupancy of k_group and k_acc_chunk;
-#   7. NTT timings at 2^20..2^NTT_MAX with zkpd-gpu-bench;
+#   7. NTT timings at 2^20..2^NTT_MAX with zkpd-gpu-bench (run right after
+#      step 2's NTT checks, so that the budget's skips fall on later steps);
 # and prints a summary table last, also written to summary.txt.
 #
 # Time: the whole script finishes within TOTAL_S (default 480 s, 8
@@ -323,6 +325,30 @@ check "ntt spots 2^16..2^20 snarkjs" 5 60 -- ntt --backend cuda --log2 16..20 --
 check "ntt spots 2^$ntt_max" 30 120 -- ntt --backend cuda --log2 "$ntt_max..$ntt_max" \
 	--spots 4
 
+# NTT timings with zkpd-gpu-bench, right after the NTT checks so that the
+# budget's later skips never take them (the NTT at 2^27 is one of the
+# targets): at most 40 s of what is left; the program predicts each size
+# from the one below and skips those that would overrun ("skipped": "time
+# budget" lines). About 25 s for 2^20..2^27.
+json=$outdir/gpu-bench.json
+table=$outdir/gpu-bench.table
+: >"$table"
+budget=$(($(left) - 15))
+[ "$budget" -gt 40 ] && budget=40
+if fits "ntt timing" 25; then
+	step "ntt timing (budget $budget s)"
+	rc=0
+	timeout -k 5 "$(cap $((budget + 15)))" "$gpubench" --budget "$budget" \
+		ntt 20 "$ntt_max" 2>"$table" >"$json" || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "zkpd-gpu-bench FAILED (exit $rc, partial results kept)"
+		row "ntt timing" FAILED "$([ "$rc" -eq 77 ] && echo "no CUDA device seen" || echo "exit $rc")"
+		status=1
+	else
+		row "ntt timing" ok "$(grep -c '"fwd_median_ms"' "$json") sizes timed"
+	fi
+fi
+
 # A development key on the GPU and on the CPU from one seed: the same
 # file byte for byte (zkp setup --cache-only writes one standalone key,
 # whose header holds no path or time). At 2^20 about 5 s for the circuit,
@@ -540,12 +566,6 @@ row "zkpd on the GPU" "$([ "$valid" -eq 4 ] && [ "$on_gpu" -eq 4 ] && [ "$spans_
 	"$valid of 4 proofs valid, $on_gpu on a GPU, spans adding up $spans_ok, busy time $busy_jobs"
 fi
 
-# NTT timings with zkpd-gpu-bench on what is left (the MSM was timed by
-# the checked runs above): it predicts each size from the one below and
-# skips those that would overrun ("skipped": "time budget" lines).
-json=$outdir/gpu-bench.json
-table=$outdir/gpu-bench.table
-: >"$table"
 # Hardware counters (docs/benchmarks.md, "The NTT's shared-memory layout"):
 # the first 4 k_group launches of a 2^22 NTT check and the first 2
 # k_acc_chunk launches of a 2^20 MSM under ncu, which replays each a few
@@ -564,10 +584,26 @@ ncu_metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
 ncu_metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
 ncu_metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
 ncu_metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
-if [ -z "$ncu" ]; then
-	row "ncu counters" skipped "ncu not installed here"
-elif fits "ncu counters" 20; then
-	step "ncu counters"
+# Where the same launches' warps wait, in a second ncu run so that a
+# metric this ncu lacks costs only its row: the share of issue slots
+# used, eligible warps a cycle, the active cycles of the FMA pipes (the
+# integer multiply-adds run there) and of the ALU, and the warps stalled
+# per issued instruction by reason (ncu's warp state statistics), the
+# largest four in the row: whether k_group waits on its barriers or its
+# shared memory and k_acc_chunk on its bases' reads or the multiply pipe
+# decides what to change next. About 20 s.
+ncu_stalls=smsp__issue_active.avg.pct_of_peak_sustained_active
+ncu_stalls+=,smsp__warps_eligible.avg.per_cycle_active
+ncu_stalls+=,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active
+ncu_stalls+=,sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active
+ncu_stalls+=,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active
+for why in barrier long_scoreboard short_scoreboard math_pipe_throttle mio_throttle wait \
+	not_selected dispatch_stall lg_throttle no_instruction branch_resolving; do
+	ncu_stalls+=,smsp__average_warps_issue_stalled_${why}_per_issue_active.ratio
+done
+# ncu_kernels METRICS: both kernels' launches under ncu, their CSV rows
+# into $tmp/ncu.csv; sets rc to the last failure's exit code.
+ncu_kernels() {
 	rc=0
 	: >"$tmp/ncu.csv"
 	for what in "k_group ntt --log2 22..22 --spots 2" "k_acc_chunk msm --log2 20..20"; do
@@ -575,15 +611,20 @@ elif fits "ncu counters" 20; then
 		count=$([ "$kernel" = k_group ] && echo 4 || echo 2)
 		# shellcheck disable=SC2086
 		timeout -k 5 "$(cap 45)" "$ncu" --clock-control none --csv --print-units base \
-			--kernel-name "regex:$kernel" --launch-count "$count" --metrics "$ncu_metrics" \
+			--kernel-name "regex:$kernel" --launch-count "$count" --metrics "$1" \
 			"$bench" check ${what#* } --backend cuda --seed "$seed" \
 			>"$tmp/ncu.out" 2>&1 || rc=$?
 		cat "$tmp/ncu.out" >>"$log"
 		grep '^"' "$tmp/ncu.out" >>"$tmp/ncu.csv" || true
 	done
-	said=$(python3 - "$tmp/ncu.csv" 2>>"$log" <<'PY' || true
+}
+# ncu_said MODE: the row's text from $tmp/ncu.csv (counters or stalls),
+# empty when no metric of the mode was read.
+ncu_said() {
+	python3 - "$tmp/ncu.csv" "$1" 2>>"$log" <<'PY' || true
 import csv, sys
 rows = [r for r in csv.reader(open(sys.argv[1])) if r]
+mode = sys.argv[2]
 head = next((r for r in rows if "Metric Name" in r), None)
 if head is None:
     sys.exit(0)
@@ -600,12 +641,30 @@ for r in rows:
     if k:
         per.setdefault(k, {}).setdefault(r[mi], []).append(v)
 out = []
+stall = "smsp__average_warps_issue_stalled_"
 for k in ("k_group", "k_acc_chunk"):
     m = per.get(k)
     if not m:
         continue
     tot = lambda n: sum(m.get(n, [0]))
     avg = lambda n: sum(m.get(n, [0])) / max(1, len(m.get(n, [0])))
+    if mode == "stalls":
+        waits = sorted(((avg(n), n[len(stall):-len("_per_issue_active.ratio")]) for n in m
+                        if n.startswith(stall)), reverse=True)
+        if not waits and "smsp__issue_active.avg.pct_of_peak_sustained_active" not in m:
+            continue
+        s = "%s issue %.0f%% busy, %.2f eligible, fma %.0f%% heavy %.0f%% alu %.0f%%" % (
+            k, avg("smsp__issue_active.avg.pct_of_peak_sustained_active"),
+            avg("smsp__warps_eligible.avg.per_cycle_active"),
+            avg("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"),
+            avg("sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active"),
+            avg("sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active"))
+        if waits:
+            s += ", stalled a issue: " + " ".join("%s %.2f" % (n, v) for v, n in waits[:4])
+        out.append(s)
+        continue
+    if "launch__registers_per_thread" not in m:
+        continue
     s = "%s %d regs, %.0f%% warps active" % (k, avg("launch__registers_per_thread"),
                                            avg("sm__warps_active.avg.pct_of_peak_sustained_active"))
     for op in ("ld", "st"):
@@ -617,29 +676,26 @@ for k in ("k_group", "k_acc_chunk"):
     out.append(s)
 print("; ".join(out))
 PY
-	)
-	if [ -n "$said" ]; then
-		row "ncu counters" ok "$said"
-	else
-		why=$(grep -m 1 -E "ERR|rror" "$tmp/ncu.out" | cut -c 1-80)
-		row "ncu counters" skipped "no counters read (exit $rc${why:+: $why})"
+}
+for mode in counters stalls; do
+	if [ -z "$ncu" ]; then
+		row "ncu $mode" skipped "ncu not installed here"
+	elif fits "ncu $mode" 20; then
+		step "ncu $mode"
+		if [ "$mode" = counters ]; then
+			ncu_kernels "$ncu_metrics"
+		else
+			ncu_kernels "$ncu_stalls"
+		fi
+		said=$(ncu_said "$mode")
+		if [ -n "$said" ]; then
+			row "ncu $mode" ok "$said"
+		else
+			why=$(grep -m 1 -E "ERR|rror" "$tmp/ncu.out" | cut -c 1-80)
+			row "ncu $mode" skipped "no counters read (exit $rc${why:+: $why})"
+		fi
 	fi
-fi
-
-budget=$(($(left) - 15))
-if fits "ntt timing" 25; then
-	step "ntt timing (budget $budget s)"
-	rc=0
-	timeout -k 5 "$(cap $((budget + 15)))" "$gpubench" --budget "$budget" \
-		ntt 20 "$ntt_max" 2>"$table" >"$json" || rc=$?
-	if [ "$rc" -ne 0 ]; then
-		echo "zkpd-gpu-bench FAILED (exit $rc, partial results kept)"
-		row "ntt timing" FAILED "$([ "$rc" -eq 77 ] && echo "no CUDA device seen" || echo "exit $rc")"
-		status=1
-	else
-		row "ntt timing" ok "$(grep -c '"fwd_median_ms"' "$json") sizes timed"
-	fi
-fi
+done
 
 step "done"
 {

@@ -27,14 +27,24 @@ echo "cios ZKPD_CUDA_FP_KARATSUBA=OFF" >"$tmp/kit/variants.txt"
 mkdir -p "$tmp/fakebin"
 cat >"$tmp/fakebin/ncu" <<'EOF'
 #!/bin/sh
-k=
+k= m=
 while [ $# -gt 0 ]; do
 	[ "$1" = --kernel-name ] && k=${2#regex:}
+	[ "$1" = --metrics ] && m=$2
 	shift
 done
 h='"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"'
 echo "$h"
 r='"0","1","zkpd-bench","h","'$k'(a *, b)","1","7","(256, 1, 1)","(4096, 1, 1)","0","9.0","m"'
+case $m in
+*issue_stalled*)
+	# the stalls run: k_group waits on its barriers most
+	echo "$r"',"smsp__issue_active.avg.pct_of_peak_sustained_active","%","41.5"'
+	echo "$r"',"smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio","inst","3.5"'
+	echo "$r"',"smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio","inst","1.25"'
+	exit 0
+	;;
+esac
 if [ "$k" = k_acc_chunk ]; then
 	echo "$r"',"launch__registers_per_thread","register/thread","166"'
 	exit 0
@@ -65,7 +75,7 @@ sum=$tmp/out/summary.txt
 for r in "host math test" "gpu field arithmetic" "gpu tests" "msm g1 2^16..2^27 checked" \
 	"msm g1 2^26 build default" "msm g1 2^26 build cios" "msm g1 skewed scalars" \
 	"msm g1 window sweep 2^24" "msm g1 window sweep 2^26" "msm g1 window sweep 2^27" "msm g2 2^16..2^24 checked" "ntt spots 2^16..2^24" "ntt spots 2^27" "setup gpu = cpu 2^20" \
-	"proof 2^20 gpu and cpu" "proof 2^27 gpu" "zkpd on the GPU" "ncu counters" "ntt timing"; do
+	"proof 2^20 gpu and cpu" "proof 2^27 gpu" "zkpd on the GPU" "ncu counters" "ncu stalls" "ntt timing"; do
 	grep -qF "$r" "$sum" || fail "no row for '$r'"
 done
 grep -q "skipped  *estimated" "$sum" || fail "no step was skipped for the budget"
@@ -78,6 +88,10 @@ fi
 if grep -q '^msm g1 2^26 build cios  *ok' "$sum" &&
 	! grep -q '^{"variant":"cios","check"' "$tmp/out/gpu-check.json"; then
 	fail "the variant's JSON lines are not tagged"
+fi
+if ! grep -q "^ncu stalls  *skipped  *estimated" "$sum"; then
+	grep -q "^ncu stalls  *ok  *k_group issue 42% busy.*stalled a issue: barrier 3.50 short_scoreboard 1.25; k_acc_chunk issue" "$sum" ||
+		fail "ncu stalls misreported: $(grep '^ncu stalls' "$sum")"
 fi
 if [ "$rc" -eq 1 ]; then
 	grep -q FAILED "$sum" || fail "exit 1 without a FAILED row"
