@@ -30,7 +30,8 @@
 #      wavefronts per 128-bit access against the ideal (bank conflicts),
 #      registers and occupancy of k_group and k_acc_chunk;
 #   7. NTT timings at 2^20..2^NTT_MAX with zkpd-gpu-bench (run right after
-#      step 2's NTT checks, so that the budget's skips fall on later steps);
+#      step 2's G1 MSM timings, so that the budget's skips fall on later
+#      steps);
 # and prints a summary table last, also written to summary.txt.
 #
 # Time: the whole script finishes within TOTAL_S (default 480 s, 8
@@ -51,7 +52,7 @@
 #              MSM_MAX / NTT_MAX (largest log2 size, 16..28, default 27 / 27),
 #              G2_MAX (the G2 MSM's, 16..26, default 24),
 #              VARIANT_LOG (the size the kit's variant builds are timed at
-#              against the default, 16..28, default 26),
+#              against the default, 16..28, default 25),
 #              SETUP_LOG (the key compared across backends, 14..24, default 20),
 #              PROVE_LOG (the GPU-only proof's domain, default 24),
 #              DAEMON_LOG (the daemon smoke test's domain, default 18),
@@ -137,7 +138,7 @@ else
 fi
 jobs=${JOBS:-$(nproc)}
 msm_max=${MSM_MAX:-27}
-variant_log=${VARIANT_LOG:-26}
+variant_log=${VARIANT_LOG:-25}
 ntt_max=${NTT_MAX:-27}
 total_s=${TOTAL_S:-480}
 seed=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
@@ -264,14 +265,40 @@ check() {
 # the checks' weights about 0.1 s a run at 2^27.
 check "msm g1 2^16..2^$msm_max checked" 40 150 -- msm --backend cuda \
 	--log2 "16..$msm_max" --runs 3 --scalars random --phases
+# NTT timings with zkpd-gpu-bench, right after the G1 MSM's so that a
+# short budget's skips fall on the steps after them (both are targets;
+# test_gpu_backend has checked the transforms, the spot checks at scale
+# come below): at most 40 s of what is left; the program predicts each size
+# from the one below and skips those that would overrun ("skipped": "time
+# budget" lines). About 25 s for 2^20..2^27.
+json=$outdir/gpu-bench.json
+table=$outdir/gpu-bench.table
+: >"$table"
+budget=$(($(left) - 15))
+[ "$budget" -gt 40 ] && budget=40
+if fits "ntt timing" 25; then
+	step "ntt timing (budget $budget s)"
+	rc=0
+	timeout -k 5 "$(cap $((budget + 15)))" "$gpubench" --budget "$budget" \
+		ntt 20 "$ntt_max" 2>"$table" >"$json" || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "zkpd-gpu-bench FAILED (exit $rc, partial results kept)"
+		row "ntt timing" FAILED "$([ "$rc" -eq 77 ] && echo "no CUDA device seen" || echo "exit $rc")"
+		status=1
+	else
+		row "ntt timing" ok "$(grep -c '"fwd_median_ms"' "$json") sizes timed"
+	fi
+fi
+
 # The kit's variant builds (bench/gpu-kit.sh, variants.txt: the CIOS
 # form of Fp's products, the point kernels held to 3 blocks an SM) against
 # the default build on the same machine in the same run: a G1 MSM of
-# 2^VARIANT_LOG (default 26) random scalars, 3 checked runs a binary, in
+# 2^VARIANT_LOG (default 25: one window pass, as at 2^26 and 2^27 the
+# additions are what differ) random scalars, 3 checked runs a binary, in
 # the order default, each variant, default again (the two default runs
 # show the drift between them); the summary gives each variant's median
 # over the mean of the default's. Each binary makes its bases anew:
-# about 4 s at 2^26, 2 s to upload, 3 MSMs of about 0.7 s: 10 s each.
+# about 2 s at 2^25, 1 s to upload, 3 MSMs of about 0.35 s: 7 s each.
 variants=()
 if [ -n "$kit" ] && [ -s "$kit/variants.txt" ]; then
 	while read -r name _; do
@@ -287,7 +314,7 @@ else
 		else
 			check_bin=$bin/zkpd-bench.$v
 		fi
-		check_tag=$v check "msm g1 2^$variant_log build $v" 10 60 -- msm --backend cuda \
+		check_tag=$v check "msm g1 2^$variant_log build $v" 7 60 -- msm --backend cuda \
 			--log2 "$variant_log..$variant_log" --runs 3 --scalars random --phases
 	done
 	check_bin=
@@ -324,30 +351,6 @@ check "ntt spots 2^16..2^20 snarkjs" 5 60 -- ntt --backend cuda --log2 16..20 --
 	--roots snarkjs
 check "ntt spots 2^$ntt_max" 30 120 -- ntt --backend cuda --log2 "$ntt_max..$ntt_max" \
 	--spots 4
-
-# NTT timings with zkpd-gpu-bench, right after the NTT checks so that the
-# budget's later skips never take them (the NTT at 2^27 is one of the
-# targets): at most 40 s of what is left; the program predicts each size
-# from the one below and skips those that would overrun ("skipped": "time
-# budget" lines). About 25 s for 2^20..2^27.
-json=$outdir/gpu-bench.json
-table=$outdir/gpu-bench.table
-: >"$table"
-budget=$(($(left) - 15))
-[ "$budget" -gt 40 ] && budget=40
-if fits "ntt timing" 25; then
-	step "ntt timing (budget $budget s)"
-	rc=0
-	timeout -k 5 "$(cap $((budget + 15)))" "$gpubench" --budget "$budget" \
-		ntt 20 "$ntt_max" 2>"$table" >"$json" || rc=$?
-	if [ "$rc" -ne 0 ]; then
-		echo "zkpd-gpu-bench FAILED (exit $rc, partial results kept)"
-		row "ntt timing" FAILED "$([ "$rc" -eq 77 ] && echo "no CUDA device seen" || echo "exit $rc")"
-		status=1
-	else
-		row "ntt timing" ok "$(grep -c '"fwd_median_ms"' "$json") sizes timed"
-	fi
-fi
 
 # A development key on the GPU and on the CPU from one seed: the same
 # file byte for byte (zkp setup --cache-only writes one standalone key,
