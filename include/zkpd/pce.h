@@ -193,6 +193,16 @@ int zkp_pce_builder_add(zkp_pce_builder *b, const zkp_pce_term *a, size_t na,
 			const zkp_pce_term *bt, size_t nb, const zkp_pce_term *c, size_t nc,
 			zkp_error *err);
 
+/* Appends src's constraints after dst's, as if each had been added to dst
+ * in order (the same file bytes): both memory builders over the same
+ * n_inputs and n_aux; src is unchanged and dst keeps its label. The way to
+ * build one circuit's parts on several threads, a builder each. Errors:
+ * ZKP_ERR_INVAL (a counting builder, or other dimensions), ZKP_ERR_RANGE
+ * (more than 2^28 constraints or 2^32 - 2 distinct coefficients in all),
+ * ZKP_ERR_NOMEM; on error dst holds the rows it held (it may hold more
+ * room, and values no row uses, which are never written). */
+int zkp_pce_builder_append(zkp_pce_builder *dst, const zkp_pce_builder *src, zkp_error *err);
+
 /* Constraints added so far; during a second pass, those of that pass. */
 uint64_t zkp_pce_builder_rows(const zkp_pce_builder *b);
 /* Sets the label written into the header (zkp_pce_label); zero until set.

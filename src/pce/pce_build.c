@@ -406,3 +406,66 @@ out:
 		pce_stream_abandon(b);
 	return rc;
 }
+
+/* ---- appending a builder ---- */
+
+int zkp_pce_builder_append(zkp_pce_builder *dst, const zkp_pce_builder *src, zkp_error *err)
+{
+	if (dst->counting || src->counting || dst->stream || src->stream)
+		return zkp_error_set(err, ZKP_ERR_INVAL, "appending takes two memory builders");
+	if (dst->n_inputs != src->n_inputs || dst->n_aux != src->n_aux)
+		return zkp_error_set(err, ZKP_ERR_INVAL,
+				     "appending rows over %llu inputs and %llu aux to a builder of %llu and %llu",
+				     (unsigned long long)src->n_inputs, (unsigned long long)src->n_aux,
+				     (unsigned long long)dst->n_inputs, (unsigned long long)dst->n_aux);
+	if (src->rows > MAX_ROWS - dst->rows)
+		return zkp_error_set(err, ZKP_ERR_RANGE, "a circuit holds at most 2^%d constraints",
+				     PCE_MAX_DOMAIN_LOG2);
+	/* Room first, so that a failure leaves dst's rows as they were. */
+	uint32_t *map = malloc((src->n_vals ? src->n_vals : 1) * sizeof(uint32_t));
+	if (!map || reserve_rows(dst, dst->rows + src->rows, false))
+		goto nomem;
+	for (int m = 0; m < 3; m++) {
+		const struct lcs *s = &src->m[m];
+		struct lcs *d = &dst->m[m];
+		if (grow((void **)&d->t, &d->cap, d->nnz + s->nnz, sizeof(struct bterm)) ||
+		    (s->n_overflow && grow((void **)&d->overflow, &d->ovf_cap,
+					   d->n_overflow + s->n_overflow, sizeof(uint32_t))))
+			goto nomem;
+	}
+	/* src's values by their ids in dst (interning only adds values, which
+	 * no row uses until the copy below). */
+	for (size_t v = 0; v < src->n_vals; v++) {
+		int rc = intern(dst, &src->vals[v], &map[v]);
+		if (rc) {
+			free(map);
+			return zkp_error_set(err, rc, rc == ZKP_ERR_RANGE ? "too many distinct coefficients"
+									 : "no memory");
+		}
+	}
+	for (int m = 0; m < 3; m++) {
+		const struct lcs *s = &src->m[m];
+		struct lcs *d = &dst->m[m];
+		for (size_t k = 0; k < s->nnz; k++)
+			d->t[d->nnz + k] = (struct bterm){ s->t[k].col, map[s->t[k].vid] };
+		d->nnz += s->nnz;
+		if (src->rows)
+			memcpy(d->row_len + dst->rows, s->row_len, src->rows);
+		if (s->n_overflow)
+			memcpy(d->overflow + d->n_overflow, s->overflow,
+			       s->n_overflow * sizeof(uint32_t));
+		d->n_overflow += s->n_overflow;
+	}
+	for (int d = 0; d < 3; d++) {
+		uint64_t words = pce_bitmap_words(d == 1 ? dst->n_inputs : dst->n_aux);
+		for (uint64_t i = 0; i < words; i++)
+			dst->density[d][i] |= src->density[d][i];
+	}
+	dst->rows += src->rows;
+	free(map);
+	return 0;
+nomem:
+	free(map);
+	return zkp_error_set(err, ZKP_ERR_NOMEM, "no memory to append %llu rows",
+			     (unsigned long long)src->rows);
+}

@@ -13,7 +13,8 @@
  * the first (an extra term, a coefficient the matrix never had, an extra
  * row, a missing row, the same counts on another column) must fail with
  * ZKP_ERR_MISMATCH, leave no temporary file, and let the builder stream
- * again.
+ * again. Builders of a circuit's parts, appended in order, write the file
+ * one builder of every row writes.
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -759,6 +760,97 @@ static void test_reserve(void **state)
 	remove_tree(dir);
 }
 
+/* c's rows [lo, hi) into a new memory builder. */
+static zkp_pce_builder *part_of(const struct circ *c, uint64_t lo, uint64_t hi)
+{
+	zkp_pce_builder *b = NULL;
+	zkp_error err = { 0 };
+	assert_int_equal(zkp_pce_builder_new(&b, c->n_in, c->n_aux), 0);
+	for (uint64_t r = lo; r < hi; r++) {
+		const zkp_pce_term *t[3];
+		size_t n[3];
+		for (int m = 0; m < 3; m++)
+			row_of(c, m, r, &t[m], &n[m]);
+		int rc = zkp_pce_builder_add(b, t[0], n[0], t[1], n[1], t[2], n[2], &err);
+		if (rc)
+			fail_msg("part row %llu: %s", (unsigned long long)r, zkp_error_text(&err, rc));
+	}
+	return b;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* A circuit's rows cut into parts, each in a builder of its own, appended
+ * in order: the file one builder fed every row writes, byte for byte. */
+static void test_append(void **state)
+{
+	(void)state;
+	const char *dir = subdir("append");
+	struct circ c;
+	zkp_pce_builder_stats one, got;
+	zkp_error err = { 0 };
+	gen(&c, &big);
+	const char *p_one = path_in(dir, "one.pce"), *p_parts = path_in(dir, "parts.pce");
+	write_memory(&c, p_one, &one, false);
+
+	for (unsigned k = 1; k <= 6; k++) {
+		/* k parts at random cuts (empty parts included: cuts may repeat) */
+		uint64_t cut[8];
+		cut[0] = 0;
+		cut[k] = c.rows;
+		for (unsigned i = 1; i < k; i++)
+			cut[i] = i == 2 ? cut[1] : rnd(c.rows + 1);
+		qsort(cut + 1, k > 1 ? k - 1 : 0, sizeof(uint64_t), cmp_u64);
+		zkp_pce_builder *part[8];
+		for (unsigned i = 0; i < k; i++)
+			part[i] = part_of(&c, cut[i], cut[i + 1]);
+		if (k % 2 == 0) /* sized once, as the parallel PoRep build does */
+			assert_int_equal(zkp_pce_builder_reserve(part[0], one.rows, one.nnz), 0);
+		for (unsigned i = 1; i < k; i++) {
+			int rc = zkp_pce_builder_append(part[0], part[i], &err);
+			if (rc)
+				fail_msg("append part %u: %s", i, zkp_error_text(&err, rc));
+			zkp_pce_builder_free(part[i]);
+		}
+		assert_int_equal(zkp_pce_builder_rows(part[0]), c.rows);
+		zkp_pce_builder_get_stats(part[0], &got);
+		assert_stats_equal(&got, &one);
+		int rc = zkp_pce_builder_write(part[0], p_parts, &err);
+		if (rc)
+			fail_msg("write %s: %s", p_parts, zkp_error_text(&err, rc));
+		assert_same_bytes(p_one, p_parts);
+		zkp_pce_builder_free(part[0]);
+	}
+
+	/* src is unchanged: the same half appended twice gives its rows twice */
+	uint64_t half = c.rows / 2;
+	zkp_pce_builder *a = part_of(&c, 0, half), *h = part_of(&c, 0, half);
+	assert_int_equal(zkp_pce_builder_append(a, h, &err), 0);
+	assert_int_equal(zkp_pce_builder_append(a, h, &err), 0);
+	assert_int_equal(zkp_pce_builder_rows(a), 3 * half);
+	assert_int_equal(zkp_pce_builder_rows(h), half);
+
+	/* misuse: a counting builder either way, other dimensions */
+	zkp_pce_builder *cnt = counted(&c), *other = NULL;
+	assert_int_equal(zkp_pce_builder_append(a, cnt, &err), ZKP_ERR_INVAL);
+	assert_non_null(strstr(err.msg, "two memory builders"));
+	assert_int_equal(zkp_pce_builder_append(cnt, h, &err), ZKP_ERR_INVAL);
+	assert_int_equal(zkp_pce_builder_new(&other, c.n_in, c.n_aux + 1), 0);
+	assert_int_equal(zkp_pce_builder_append(a, other, &err), ZKP_ERR_INVAL);
+	assert_non_null(strstr(err.msg, "to a builder of"));
+	assert_int_equal(zkp_pce_builder_rows(a), 3 * half);
+	zkp_pce_builder_free(other);
+	zkp_pce_builder_free(cnt);
+	zkp_pce_builder_free(h);
+	zkp_pce_builder_free(a);
+	circ_free(&c);
+	remove_tree(dir);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -783,6 +875,7 @@ int main(void)
 		cmocka_unit_test(test_mismatch),
 		cmocka_unit_test(test_misuse),
 		cmocka_unit_test(test_reserve),
+		cmocka_unit_test(test_append),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
