@@ -112,6 +112,19 @@ void zkp_porep_public_inputs(zkp_fr *out, const zkp_porep_shape *s, const zkp_fr
 int zkp_porep_witness_parallel(const zkp_porep_shape *s, const zkp_porep_witness *in, zkp_fr *w,
 			       uint64_t inputs, uint64_t aux, zkp_pool *pool, zkp_error *err);
 
+/* Writes partition circuit s as a .pce at path (atomically, labelled with
+ * zkp_porep_label_encode): the same bytes as zkp_circuit_write of
+ * zkp_porep_circuit_fn, in one synthesis pass instead of three, with the
+ * challenges spread over pool's threads, each into a memory builder of its
+ * own (zkp_pce_builder_append joins them in order). stats (may be NULL)
+ * gets the circuit's counts. Memory: the rows, about 8 bytes a non-zero
+ * (5.8 GB at 32 GiB), and each challenge's density bitmaps (33 MB at
+ * 32 GiB) until it is appended. Errors: the lowest failing challenge's
+ * (named), the builders' and the write's (ZKP_ERR_IO naming the path),
+ * ZKP_ERR_NOMEM. */
+int zkp_porep_circuit_write_parallel(const zkp_porep_shape *s, const char *path,
+				     zkp_pce_builder_stats *stats, zkp_pool *pool, zkp_error *err);
+
 /*
  * Checks every row of partition circuit s (the rows zkp_porep_circuit
  * emits: those a .pce of s stores, without the prover's input rows)

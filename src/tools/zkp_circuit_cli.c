@@ -58,8 +58,8 @@ double zkp_peak_rss_mib(void)
 	return (double)u.ru_maxrss / 1024.0;
 }
 
-static void print_report(const char *title, const zkp_pce_builder_stats *st, bool json,
-			      const char *out)
+void zkp_circuit_cli_report(const char *title, const zkp_pce_builder_stats *st, bool json,
+			    const char *out)
 {
 	const uint64_t in = st->n_inputs;
 	if (json) {
@@ -102,7 +102,7 @@ int zkp_circuit_cli_run(const char *cmd, zkp_circuit_fn fn, void *job, const uin
 		fprintf(stderr, "zkp %s: %s (%s)\n", cmd, zkp_error_text(&err, rc), zkp_err_name(rc));
 		return ZKP_EXIT_FAIL;
 	}
-	print_report(title, &st, json, out);
+	zkp_circuit_cli_report(title, &st, json, out);
 	fprintf(stderr, "zkp %s: %s in %.1f s, peak RSS %.1f MiB\n", cmd,
 		out ? "written" : "counted", secs, zkp_peak_rss_mib());
 	return ZKP_EXIT_OK;

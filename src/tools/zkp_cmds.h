@@ -83,6 +83,10 @@ double zkp_peak_rss_mib(void);
  * ZKP_EXIT_FAIL after "zkp CMD: why" on stderr. */
 int zkp_circuit_cli_run(const char *cmd, zkp_circuit_fn fn, void *job, const uint8_t *label,
 			const char *out, const char *title, bool json);
+/* That fingerprint on stdout, for a circuit written (out) or counted
+ * (out NULL) some other way. */
+void zkp_circuit_cli_report(const char *title, const zkp_pce_builder_stats *st, bool json,
+			    const char *out);
 
 /* Proving and verifying for the Filecoin subcommands (zkp_proof_cli.c).
  * Each prints "zkp CMD: why" on stderr when it fails. */

@@ -37,6 +37,7 @@ case "$1 $2" in
 	echo '{"stand-in":"c1"}' >"$out"
 	;;
 "porep circuit")
+	case " $* " in *" --in-memory "*) ;; *) echo "stand-in zkp: want --in-memory" >&2; exit 2 ;; esac
 	date +%s.%N >"$out.started"
 	sleep 1
 	echo pce >"$out"
