@@ -94,6 +94,18 @@ grep -q '"circuit": {"kind": "filecoin-porep", "sector_bytes": 0, "nodes": 8, "l
 expect 0 "porep dev-witness" "$zkp" porep dev-witness --nodes 8 --layers 2 --challenges 1 \
   --tree 8 --seed 9 -o porep.wtns
 expect 0 "check porep witness" "$zkp" check porep.pce porep.wtns
+expect 0 "porep circuit -o --in-memory" "$zkp" porep circuit --nodes 8 --layers 2 --challenges 2 \
+  --tree 8 -o porep2m.pce --in-memory --threads 2
+expect 0 "porep circuit -o (2 challenges)" "$zkp" porep circuit --nodes 8 --layers 2 --challenges 2 \
+  --tree 8 -o porep2.pce
+cmp -s porep2.pce porep2m.pce && ok "--in-memory writes the streaming builder's bytes" ||
+  bad "--in-memory and streaming files differ"
+expect 2 "porep --threads without --in-memory" "$zkp" porep circuit --nodes 8 --layers 2 \
+  --challenges 1 --tree 8 -o porep3.pce --threads 2
+grep -q "threads is for --in-memory" err.txt && ok "--threads alone named" ||
+  bad "--threads alone message: $(cat err.txt)"
+expect 2 "porep --in-memory --count" "$zkp" porep circuit --nodes 8 --layers 2 --challenges 1 \
+  --tree 8 --count --in-memory
 expect 2 "porep unknown size" "$zkp" porep circuit --sector-size 4KiB --count
 grep -q "2KiB, 8MiB, 512MiB, 32GiB and 64GiB" err.txt && ok "unknown size names the sizes" ||
   bad "unknown size message: $(cat err.txt)"
