@@ -147,10 +147,8 @@ json_t *tu_vectors(void)
 	return root;
 }
 
-uint8_t *tu_read_vector_file(const char *name, size_t *len)
+uint8_t *tu_read_file(const char *path, size_t *len)
 {
-	char path[1024];
-	snprintf(path, sizeof(path), "%s/%s", ZKPD_VECTORS_DIR, name);
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		fprintf(stderr, "%s: %s\n", path, strerror(errno));
@@ -159,7 +157,7 @@ uint8_t *tu_read_vector_file(const char *name, size_t *len)
 	fseek(f, 0, SEEK_END);
 	long n = ftell(f);
 	fseek(f, 0, SEEK_SET);
-	uint8_t *buf = malloc((size_t)n + 1);
+	uint8_t *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
 	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
 		fprintf(stderr, "%s: short read\n", path);
 		exit(1);
@@ -167,4 +165,25 @@ uint8_t *tu_read_vector_file(const char *name, size_t *len)
 	fclose(f);
 	*len = (size_t)n;
 	return buf;
+}
+
+uint8_t *tu_read_vector_file(const char *name, size_t *len)
+{
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/%s", ZKPD_VECTORS_DIR, name);
+	return tu_read_file(path, len);
+}
+
+bool tu_files_equal(const char *a, const char *b, size_t *at)
+{
+	size_t na, nb, i = 0;
+	uint8_t *x = tu_read_file(a, &na), *y = tu_read_file(b, &nb);
+	while (i < na && i < nb && x[i] == y[i])
+		i++;
+	bool same = na == nb && i == na;
+	if (at)
+		*at = i;
+	free(x);
+	free(y);
+	return same;
 }

@@ -7,6 +7,7 @@
 #define ZKPD_TESTUTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,5 +36,10 @@ void tu_limbs_from_mpz(uint64_t *l, size_t n, const mpz_t z);
 json_t *tu_vectors(void);
 /* Reads a whole file from tests/vectors; aborts the test on failure. */
 uint8_t *tu_read_vector_file(const char *name, size_t *len);
+/* Reads a whole file (malloc'd, one spare byte); exits on failure. */
+uint8_t *tu_read_file(const char *path, size_t *len);
+/* Whether files a and b hold the same bytes; when not, *at (may be NULL)
+ * is the first byte that differs, or the shorter one's length. */
+bool tu_files_equal(const char *a, const char *b, size_t *at);
 
 #endif

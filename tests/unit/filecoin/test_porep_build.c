@@ -24,35 +24,11 @@
 
 static char dir[] = "/tmp/zkpd-porep-build-XXXXXX";
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	long n = ftell(f);
-	assert_true(n > 0);
-	rewind(f);
-	uint8_t *p = malloc((size_t)n);
-	assert_non_null(p);
-	assert_int_equal(fread(p, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*len = (size_t)n;
-	return p;
-}
-
 static void same_file(const char *a, const char *b)
 {
-	size_t na, nb;
-	uint8_t *x = slurp(a, &na), *y = slurp(b, &nb);
-	assert_int_equal(na, nb);
-	if (memcmp(x, y, na)) {
-		size_t i = 0;
-		while (x[i] == y[i])
-			i++;
-		fail_msg("%s and %s differ first at byte %zu of %zu", a, b, i, na);
-	}
-	free(x);
-	free(y);
+	size_t at;
+	if (!tu_files_equal(a, b, &at))
+		fail_msg("%s and %s differ first at byte %zu", a, b, at);
 }
 
 /* The parallel write on pools of threads[0..n) against the streaming one. */

@@ -106,33 +106,11 @@ static bool dir_has_temp(const char *dir)
 	return found;
 }
 
-static uint8_t *read_all(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	struct stat st;
-	assert_int_equal(fstat(fileno(f), &st), 0);
-	uint8_t *buf = malloc((size_t)st.st_size + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)st.st_size, f), (size_t)st.st_size);
-	fclose(f);
-	*len = (size_t)st.st_size;
-	return buf;
-}
-
 static void assert_same_bytes(const char *p1, const char *p2)
 {
-	size_t n1, n2;
-	uint8_t *b1 = read_all(p1, &n1), *b2 = read_all(p2, &n2);
-	assert_int_equal(n1, n2);
-	if (memcmp(b1, b2, n1) != 0) {
-		size_t i = 0;
-		while (b1[i] == b2[i])
-			i++;
-		fail_msg("%s and %s differ first at byte %zu", p1, p2, i);
-	}
-	free(b1);
-	free(b2);
+	size_t at;
+	if (!tu_files_equal(p1, p2, &at))
+		fail_msg("%s and %s differ first at byte %zu", p1, p2, at);
 }
 
 /* ---- random circuits with a satisfying witness ---- */
