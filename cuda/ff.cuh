@@ -217,19 +217,37 @@ template <class F> ZKP_HD void fe_reduce_once(fe<F> *ret, const uint32_t *t)
 	fe_join<F>(ret, w);
 }
 
+/* a += b & mask and a -= b over len limbs, modulo 2^(32 len) (the carry or
+ * borrow out dropped): one chain each. */
+template <int len>
+ZKP_HD void fe_limbs_add(uint32_t *a, const uint32_t *b, uint32_t mask = ~0u)
+{
+	carry_chain c;
+	a[0] = c.add_cc(a[0], b[0] & mask);
+	ZKP_UNROLL
+	for (int j = 1; j < len - 1; j++)
+		a[j] = c.addc_cc(a[j], b[j] & mask);
+	a[len - 1] = c.addc(a[len - 1], b[len - 1] & mask);
+}
+
+template <int len> ZKP_HD void fe_limbs_sub(uint32_t *a, const uint32_t *b)
+{
+	carry_chain c;
+	a[0] = c.sub_cc(a[0], b[0]);
+	ZKP_UNROLL
+	for (int j = 1; j < len - 1; j++)
+		a[j] = c.subc_cc(a[j], b[j]);
+	a[len - 1] = c.subc(a[len - 1], b[len - 1]);
+}
+
 /* Both moduli leave a spare top bit, so a + b < 2m fits in the limbs. */
 template <class F> ZKP_HD void fe_add(fe<F> *ret, const fe<F> *a, const fe<F> *b)
 {
 	enum { n = 2 * F::N };
-	uint32_t x[n], y[n], t[n];
-	fe_split<F>(x, a);
+	uint32_t y[n], t[n];
+	fe_split<F>(t, a);
 	fe_split<F>(y, b);
-	carry_chain c;
-	t[0] = c.add_cc(x[0], y[0]);
-	ZKP_UNROLL
-	for (int i = 1; i < n - 1; i++)
-		t[i] = c.addc_cc(x[i], y[i]);
-	t[n - 1] = c.addc(x[n - 1], y[n - 1]);
+	fe_limbs_add<n>(t, y);
 	fe_reduce_once<F>(ret, t);
 }
 
@@ -249,13 +267,11 @@ template <class F> ZKP_HD void fe_sub(fe<F> *ret, const fe<F> *a, const fe<F> *b
 	ZKP_UNROLL
 	for (int i = 1; i < n; i++)
 		t[i] = c.subc_cc(x[i], y[i]);
-	uint32_t mask = c.subc(0, 0); /* add m back when a < b */
-	carry_chain d;
-	t[0] = d.add_cc(t[0], fe_mod32<F>(0) & mask);
+	uint32_t mask = c.subc(0, 0), m[n]; /* add m back when a < b */
 	ZKP_UNROLL
-	for (int i = 1; i < n - 1; i++)
-		t[i] = d.addc_cc(t[i], fe_mod32<F>(i) & mask);
-	t[n - 1] = d.addc(t[n - 1], fe_mod32<F>(n - 1) & mask);
+	for (int i = 0; i < n; i++)
+		m[i] = fe_mod32<F>(i);
+	fe_limbs_add<n>(t, m, mask);
 	fe_join<F>(ret, t);
 }
 
@@ -496,29 +512,6 @@ template <int h> ZKP_HD void fe_prod(uint32_t *r, const uint32_t *x, const uint3
 	for (int p = 2; p < 2 * h - 1; p++)
 		r[p] = c.addc_cc(e[p], o[p - 1]);
 	r[2 * h - 1] = c.addc(e[2 * h - 1], o[2 * h - 2]);
-}
-
-/* a += b & mask and a -= b over len limbs, modulo 2^(32 len) (the carry or
- * borrow out dropped): one chain each. */
-template <int len>
-ZKP_HD void fe_limbs_add(uint32_t *a, const uint32_t *b, uint32_t mask = ~0u)
-{
-	carry_chain c;
-	a[0] = c.add_cc(a[0], b[0] & mask);
-	ZKP_UNROLL
-	for (int j = 1; j < len - 1; j++)
-		a[j] = c.addc_cc(a[j], b[j] & mask);
-	a[len - 1] = c.addc(a[len - 1], b[len - 1] & mask);
-}
-
-template <int len> ZKP_HD void fe_limbs_sub(uint32_t *a, const uint32_t *b)
-{
-	carry_chain c;
-	a[0] = c.sub_cc(a[0], b[0]);
-	ZKP_UNROLL
-	for (int j = 1; j < len - 1; j++)
-		a[j] = c.subc_cc(a[j], b[j]);
-	a[len - 1] = c.subc(a[len - 1], b[len - 1]);
 }
 
 /* t[0 .. 2n-1] = x y for n-limb x, y < 2^(32n - 2), in three products of
