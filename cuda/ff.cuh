@@ -514,6 +514,18 @@ template <int h> ZKP_HD void fe_prod(uint32_t *r, const uint32_t *x, const uint3
 	r[2 * h - 1] = c.addc(e[2 * h - 1], o[2 * h - 2]);
 }
 
+/* s = x's low h limbs + its next h (the carry out dropped); returns the
+ * carry as a mask, all ones when it is set. */
+template <int h> ZKP_HD uint32_t fe_halves_sum(uint32_t *s, const uint32_t *x)
+{
+	carry_chain c;
+	s[0] = c.add_cc(x[0], x[h]);
+	ZKP_UNROLL
+	for (int j = 1; j < h; j++)
+		s[j] = c.addc_cc(x[j], x[h + j]);
+	return 0u - c.addc(0, 0);
+}
+
 /* t[0 .. 2n-1] = x y for n-limb x, y < 2^(32n - 2), in three products of
  * n/2 limbs (the comment above). */
 template <int n> ZKP_HD void fe_kara(uint32_t *t, const uint32_t *x, const uint32_t *y)
@@ -523,18 +535,7 @@ template <int n> ZKP_HD void fe_kara(uint32_t *t, const uint32_t *x, const uint3
 	uint32_t p0[n], p2[n], mid[n], sa[h], sb[h];
 	fe_prod<h>(p0, x, y);
 	fe_prod<h>(p2, x + h, y + h);
-	carry_chain ca;
-	sa[0] = ca.add_cc(x[0], x[h]);
-	ZKP_UNROLL
-	for (int j = 1; j < h; j++)
-		sa[j] = ca.addc_cc(x[j], x[h + j]);
-	uint32_t mask_a = 0u - ca.addc(0, 0);
-	carry_chain cb;
-	sb[0] = cb.add_cc(y[0], y[h]);
-	ZKP_UNROLL
-	for (int j = 1; j < h; j++)
-		sb[j] = cb.addc_cc(y[j], y[h + j]);
-	uint32_t mask_b = 0u - cb.addc(0, 0);
+	uint32_t mask_a = fe_halves_sum<h>(sa, x), mask_b = fe_halves_sum<h>(sb, y);
 	fe_prod<h>(mid, sa, sb);
 	/* mid += (ca s'b + cb s'a) 2^(16n), - a0 b0 - a1 b1, all mod 2^(32n) */
 	fe_limbs_add<h>(mid + h, sb, mask_a);
