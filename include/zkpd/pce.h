@@ -200,8 +200,11 @@ int zkp_pce_builder_add(zkp_pce_builder *b, const zkp_pce_term *a, size_t na,
  * ZKP_ERR_INVAL (a counting builder, or other dimensions), ZKP_ERR_RANGE
  * (more than 2^28 constraints or 2^32 - 2 distinct coefficients in all),
  * ZKP_ERR_NOMEM; on error dst holds the rows it held (it may hold more
- * room, and values no row uses, which are never written). */
-int zkp_pce_builder_append(zkp_pce_builder *dst, const zkp_pce_builder *src, zkp_error *err);
+ * room, and values no row uses, which are never written). The copy of
+ * src's non-zeros and density bits runs on pool (NULL: on the caller);
+ * what dst holds does not depend on it. */
+int zkp_pce_builder_append(zkp_pce_builder *dst, const zkp_pce_builder *src, zkp_pool *pool,
+			   zkp_error *err);
 
 /* Constraints added so far; during a second pass, those of that pass. */
 uint64_t zkp_pce_builder_rows(const zkp_pce_builder *b);

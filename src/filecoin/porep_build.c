@@ -7,8 +7,9 @@
  * them. Each part (the global part, then each challenge) goes into a
  * memory builder of its own, which merges and interns its rows on that
  * thread; the parts are then appended in order into the first
- * (zkp_pce_builder_append: the same bytes as one builder fed every row),
- * each freed once appended, and that one is written. One synthesis pass
+ * (zkp_pce_builder_append: the same bytes as one builder fed every row;
+ * each part's copy spread over the pool), each freed once appended, and
+ * that one is written. One synthesis pass
  * where the streaming builder runs three, at the price of holding the rows:
  * about 8 bytes a non-zero (5.8 GB at 32 GiB) and each part's density
  * bitmaps (about 33 MB at 32 GiB).
@@ -131,7 +132,7 @@ int zkp_porep_circuit_write_parallel(const zkp_porep_shape *s, const char *path,
 		goto out;
 	}
 	for (size_t k = 1; k < nparts; k++) {
-		if ((rc = zkp_pce_builder_append(b, p.parts[k], err)))
+		if ((rc = zkp_pce_builder_append(b, p.parts[k], pool, err)))
 			goto out;
 		zkp_pce_builder_free(p.parts[k]);
 		p.parts[k] = NULL;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "build_int.h"
+#include "zkpd/pool.h"
 
 #define MAX_VALUES ((size_t)UINT32_MAX - 1)
 #define MAX_ROWS ((uint64_t)1 << PCE_MAX_DOMAIN_LOG2)
@@ -409,7 +410,41 @@ out:
 
 /* ---- appending a builder ---- */
 
-int zkp_pce_builder_append(zkp_pce_builder *dst, const zkp_pce_builder *src, zkp_error *err)
+/* The copy of src's rows into room dst already has, spread over a pool:
+ * terms in ranges of each matrix (remapped to dst's value ids), the
+ * density bitmaps in ranges of words. Offsets are dst's counts before the
+ * append; each range writes only its own part of dst. */
+#define APPEND_TERMS_GRAIN ((size_t)1 << 20)
+#define APPEND_WORDS_GRAIN ((size_t)1 << 16)
+
+struct append_job {
+	zkp_pce_builder *dst;
+	const zkp_pce_builder *src;
+	const uint32_t *map;
+	int m;			/* the matrix copy_terms works on */
+};
+
+static void copy_terms(void *arg, size_t begin, size_t end)
+{
+	const struct append_job *j = arg;
+	const struct bterm *s = j->src->m[j->m].t;
+	struct bterm *d = j->dst->m[j->m].t + j->dst->m[j->m].nnz;
+	for (size_t k = begin; k < end; k++)
+		d[k] = (struct bterm){ s[k].col, j->map[s[k].vid] };
+}
+
+static void or_density(void *arg, size_t begin, size_t end)
+{
+	const struct append_job *j = arg;
+	for (int d = 0; d < 3; d++) {
+		uint64_t words = pce_bitmap_words(d == 1 ? j->dst->n_inputs : j->dst->n_aux);
+		for (size_t i = begin; i < end && i < words; i++)
+			j->dst->density[d][i] |= j->src->density[d][i];
+	}
+}
+
+int zkp_pce_builder_append(zkp_pce_builder *dst, const zkp_pce_builder *src, zkp_pool *pool,
+			   zkp_error *err)
 {
 	if (dst->counting || src->counting || dst->stream || src->stream)
 		return zkp_error_set(err, ZKP_ERR_INVAL, "appending takes two memory builders");
@@ -443,11 +478,12 @@ int zkp_pce_builder_append(zkp_pce_builder *dst, const zkp_pce_builder *src, zkp
 									 : "no memory");
 		}
 	}
+	struct append_job job = { dst, src, map, 0 };
 	for (int m = 0; m < 3; m++) {
 		const struct lcs *s = &src->m[m];
 		struct lcs *d = &dst->m[m];
-		for (size_t k = 0; k < s->nnz; k++)
-			d->t[d->nnz + k] = (struct bterm){ s->t[k].col, map[s->t[k].vid] };
+		job.m = m;
+		zkp_pool_run(pool, s->nnz, APPEND_TERMS_GRAIN, copy_terms, &job);
 		d->nnz += s->nnz;
 		if (src->rows)
 			memcpy(d->row_len + dst->rows, s->row_len, src->rows);
@@ -456,11 +492,8 @@ int zkp_pce_builder_append(zkp_pce_builder *dst, const zkp_pce_builder *src, zkp
 			       s->n_overflow * sizeof(uint32_t));
 		d->n_overflow += s->n_overflow;
 	}
-	for (int d = 0; d < 3; d++) {
-		uint64_t words = pce_bitmap_words(d == 1 ? dst->n_inputs : dst->n_aux);
-		for (uint64_t i = 0; i < words; i++)
-			dst->density[d][i] |= src->density[d][i];
-	}
+	uint64_t words = pce_bitmap_words(dst->n_inputs > dst->n_aux ? dst->n_inputs : dst->n_aux);
+	zkp_pool_run(pool, (size_t)words, APPEND_WORDS_GRAIN, or_density, &job);
 	dst->rows += src->rows;
 	free(map);
 	return 0;

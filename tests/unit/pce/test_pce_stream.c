@@ -789,7 +789,7 @@ static void test_append(void **state)
 		if (k % 2 == 0) /* sized once, as the parallel PoRep build does */
 			assert_int_equal(zkp_pce_builder_reserve(part[0], one.rows, one.nnz), 0);
 		for (unsigned i = 1; i < k; i++) {
-			int rc = zkp_pce_builder_append(part[0], part[i], &err);
+			int rc = zkp_pce_builder_append(part[0], part[i], NULL, &err);
 			if (rc)
 				fail_msg("append part %u: %s", i, zkp_error_text(&err, rc));
 			zkp_pce_builder_free(part[i]);
@@ -807,24 +807,66 @@ static void test_append(void **state)
 	/* src is unchanged: the same half appended twice gives its rows twice */
 	uint64_t half = c.rows / 2;
 	zkp_pce_builder *a = part_of(&c, 0, half), *h = part_of(&c, 0, half);
-	assert_int_equal(zkp_pce_builder_append(a, h, &err), 0);
-	assert_int_equal(zkp_pce_builder_append(a, h, &err), 0);
+	assert_int_equal(zkp_pce_builder_append(a, h, NULL, &err), 0);
+	assert_int_equal(zkp_pce_builder_append(a, h, NULL, &err), 0);
 	assert_int_equal(zkp_pce_builder_rows(a), 3 * half);
 	assert_int_equal(zkp_pce_builder_rows(h), half);
 
 	/* misuse: a counting builder either way, other dimensions */
 	zkp_pce_builder *cnt = counted(&c), *other = NULL;
-	assert_int_equal(zkp_pce_builder_append(a, cnt, &err), ZKP_ERR_INVAL);
+	assert_int_equal(zkp_pce_builder_append(a, cnt, NULL, &err), ZKP_ERR_INVAL);
 	assert_non_null(strstr(err.msg, "two memory builders"));
-	assert_int_equal(zkp_pce_builder_append(cnt, h, &err), ZKP_ERR_INVAL);
+	assert_int_equal(zkp_pce_builder_append(cnt, h, NULL, &err), ZKP_ERR_INVAL);
 	assert_int_equal(zkp_pce_builder_new(&other, c.n_in, c.n_aux + 1), 0);
-	assert_int_equal(zkp_pce_builder_append(a, other, &err), ZKP_ERR_INVAL);
+	assert_int_equal(zkp_pce_builder_append(a, other, NULL, &err), ZKP_ERR_INVAL);
 	assert_non_null(strstr(err.msg, "to a builder of"));
 	assert_int_equal(zkp_pce_builder_rows(a), 3 * half);
 	zkp_pce_builder_free(other);
 	zkp_pce_builder_free(cnt);
 	zkp_pce_builder_free(h);
 	zkp_pce_builder_free(a);
+	circ_free(&c);
+	remove_tree(dir);
+}
+
+/* Parts large enough that the append's copy is split over the pool: more
+ * than 2^20 non-zeros in a matrix of a part (its term ranges) and more than
+ * 2^16 words of density bitmap (its word ranges). On 2 workers and on the
+ * caller alone, the same file as one builder fed every row. */
+static void test_append_pool(void **state)
+{
+	(void)state;
+	static const struct shape wide = { 3, ((uint64_t)1 << 22) + 3001, 420000, 0 };
+	const char *dir = subdir("append_pool");
+	struct circ c;
+	zkp_pce_builder_stats one, got;
+	zkp_error err = { 0 };
+	zkp_pool *threads = NULL;
+	assert_int_equal(zkp_pool_new(&threads, 2), 0);
+	gen(&c, &wide);
+	const char *p_one = path_in(dir, "one.pce"), *p_parts = path_in(dir, "parts.pce");
+	write_memory(&c, p_one, &one, false);
+	assert_true(one.nnz[0] > ((uint64_t)1 << 20) + ((uint64_t)1 << 16));
+	const uint64_t cut[4] = { 0, 7, c.rows - 3, c.rows };
+	for (int on_pool = 0; on_pool < 2; on_pool++) {
+		zkp_pce_builder *part[3];
+		for (unsigned i = 0; i < 3; i++)
+			part[i] = part_of(&c, cut[i], cut[i + 1]);
+		for (unsigned i = 1; i < 3; i++) {
+			int rc = zkp_pce_builder_append(part[0], part[i], on_pool ? threads : NULL, &err);
+			if (rc)
+				fail_msg("append part %u: %s", i, zkp_error_text(&err, rc));
+			zkp_pce_builder_free(part[i]);
+		}
+		zkp_pce_builder_get_stats(part[0], &got);
+		assert_stats_equal(&got, &one);
+		int rc = zkp_pce_builder_write(part[0], p_parts, &err);
+		if (rc)
+			fail_msg("write %s: %s", p_parts, zkp_error_text(&err, rc));
+		assert_same_bytes(p_one, p_parts);
+		zkp_pce_builder_free(part[0]);
+	}
+	zkp_pool_free(threads);
 	circ_free(&c);
 	remove_tree(dir);
 }
@@ -854,6 +896,7 @@ int main(void)
 		cmocka_unit_test(test_misuse),
 		cmocka_unit_test(test_reserve),
 		cmocka_unit_test(test_append),
+		cmocka_unit_test(test_append_pool),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
