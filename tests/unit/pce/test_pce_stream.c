@@ -762,6 +762,31 @@ static int cmp_u64(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
+/* Appends part[1..k) to part[0] on threads (freeing them), and checks the
+ * joined builder's figures against one's and its file against p_one's;
+ * frees part[0]. */
+static void join_and_check(zkp_pce_builder **part, unsigned k, zkp_pool *threads,
+			   const zkp_pce_builder_stats *one, const char *p_one,
+			   const char *p_parts)
+{
+	zkp_pce_builder_stats got;
+	zkp_error err = { 0 };
+	for (unsigned i = 1; i < k; i++) {
+		int rc = zkp_pce_builder_append(part[0], part[i], threads, &err);
+		if (rc)
+			fail_msg("append part %u: %s", i, zkp_error_text(&err, rc));
+		zkp_pce_builder_free(part[i]);
+	}
+	assert_int_equal(zkp_pce_builder_rows(part[0]), one->rows);
+	zkp_pce_builder_get_stats(part[0], &got);
+	assert_stats_equal(&got, one);
+	int rc = zkp_pce_builder_write(part[0], p_parts, &err);
+	if (rc)
+		fail_msg("write %s: %s", p_parts, zkp_error_text(&err, rc));
+	assert_same_bytes(p_one, p_parts);
+	zkp_pce_builder_free(part[0]);
+}
+
 /* A circuit's rows cut into parts, each in a builder of its own, appended
  * in order: the file one builder fed every row writes, byte for byte. */
 static void test_append(void **state)
@@ -769,7 +794,7 @@ static void test_append(void **state)
 	(void)state;
 	const char *dir = subdir("append");
 	struct circ c;
-	zkp_pce_builder_stats one, got;
+	zkp_pce_builder_stats one;
 	zkp_error err = { 0 };
 	gen(&c, &big);
 	const char *p_one = path_in(dir, "one.pce"), *p_parts = path_in(dir, "parts.pce");
@@ -788,20 +813,7 @@ static void test_append(void **state)
 			part[i] = part_of(&c, cut[i], cut[i + 1]);
 		if (k % 2 == 0) /* sized once, as the parallel PoRep build does */
 			assert_int_equal(zkp_pce_builder_reserve(part[0], one.rows, one.nnz), 0);
-		for (unsigned i = 1; i < k; i++) {
-			int rc = zkp_pce_builder_append(part[0], part[i], NULL, &err);
-			if (rc)
-				fail_msg("append part %u: %s", i, zkp_error_text(&err, rc));
-			zkp_pce_builder_free(part[i]);
-		}
-		assert_int_equal(zkp_pce_builder_rows(part[0]), c.rows);
-		zkp_pce_builder_get_stats(part[0], &got);
-		assert_stats_equal(&got, &one);
-		int rc = zkp_pce_builder_write(part[0], p_parts, &err);
-		if (rc)
-			fail_msg("write %s: %s", p_parts, zkp_error_text(&err, rc));
-		assert_same_bytes(p_one, p_parts);
-		zkp_pce_builder_free(part[0]);
+		join_and_check(part, k, NULL, &one, p_one, p_parts);
 	}
 
 	/* src is unchanged: the same half appended twice gives its rows twice */
@@ -839,8 +851,7 @@ static void test_append_pool(void **state)
 	static const struct shape wide = { 3, ((uint64_t)1 << 22) + 3001, 420000, 0 };
 	const char *dir = subdir("append_pool");
 	struct circ c;
-	zkp_pce_builder_stats one, got;
-	zkp_error err = { 0 };
+	zkp_pce_builder_stats one;
 	zkp_pool *threads = NULL;
 	assert_int_equal(zkp_pool_new(&threads, 2), 0);
 	gen(&c, &wide);
@@ -852,19 +863,7 @@ static void test_append_pool(void **state)
 		zkp_pce_builder *part[3];
 		for (unsigned i = 0; i < 3; i++)
 			part[i] = part_of(&c, cut[i], cut[i + 1]);
-		for (unsigned i = 1; i < 3; i++) {
-			int rc = zkp_pce_builder_append(part[0], part[i], on_pool ? threads : NULL, &err);
-			if (rc)
-				fail_msg("append part %u: %s", i, zkp_error_text(&err, rc));
-			zkp_pce_builder_free(part[i]);
-		}
-		zkp_pce_builder_get_stats(part[0], &got);
-		assert_stats_equal(&got, &one);
-		int rc = zkp_pce_builder_write(part[0], p_parts, &err);
-		if (rc)
-			fail_msg("write %s: %s", p_parts, zkp_error_text(&err, rc));
-		assert_same_bytes(p_one, p_parts);
-		zkp_pce_builder_free(part[0]);
+		join_and_check(part, 3, on_pool ? threads : NULL, &one, p_one, p_parts);
 	}
 	zkp_pool_free(threads);
 	circ_free(&c);
