@@ -9,10 +9,10 @@
  * thread; the parts are then appended in order into the first
  * (zkp_pce_builder_append: the same bytes as one builder fed every row;
  * each part's copy spread over the pool), each freed once appended, and
- * that one is written. One synthesis pass
- * where the streaming builder runs three, at the price of holding the rows:
- * about 8 bytes a non-zero (5.8 GB at 32 GiB) and each part's density
- * bitmaps (about 33 MB at 32 GiB).
+ * that one is written. One synthesis pass where the streaming builder
+ * runs three, at the price of holding the rows: about 8 bytes a non-zero
+ * (5.8 GB at 32 GiB) and each part's density bitmaps (about 33 MB at
+ * 32 GiB).
  */
 #include <pthread.h>
 #include <stdlib.h>
