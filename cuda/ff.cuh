@@ -39,6 +39,16 @@
 #else
 #define ZKP_HD inline
 #endif
+/* The set bits of v (the MSM's bitmaps, the packed witness). */
+ZKP_HD unsigned popcount64(uint64_t v)
+{
+#ifdef __CUDA_ARCH__
+	return (unsigned)__popcll((unsigned long long)v);
+#else
+	return (unsigned)__builtin_popcountll(v);
+#endif
+}
+
 /* Operations of a few field multiplications or more (the Fp2 products,
  * the curve formulas): inline functions whose inlining is left to nvcc,
  * unlike the Fp and Fr operations, which are forced inline. nvcc inlines

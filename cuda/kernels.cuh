@@ -13,6 +13,7 @@
 
 #include <cuda_runtime.h>
 
+#include "bitpack.cuh"
 #include "ec.cuh"
 #include "ff.cuh"
 #include "spmv.cuh"
@@ -85,6 +86,10 @@ cudaError_t spmv_run(dfr *out, const spmv_csr *m, const dfr *w, size_t n_out, cu
  * when every row holds; first is one device word of workspace. Waits. */
 cudaError_t spmv_first_unsat(uint64_t *ret, const dfr *a, const dfr *b, const dfr *c, size_t m,
 			     unsigned long long *first, cudaStream_t stream);
+
+/* out[i] = value i of the packed vector v of n values (device memory;
+ * bitpack.cuh). Queued on stream. */
+cudaError_t bitpack_unpack_run(dfr *out, const bitpack_view *v, size_t n, cudaStream_t stream);
 
 /* ---- fixed-base multiplication (key setup) ---- */
 

@@ -102,15 +102,6 @@ ZKP_HD int32_t booth_digit(const uint64_t s[4], unsigned w, unsigned c)
 
 /* ---- small helpers ---- */
 
-ZKP_HD unsigned popcount64(uint64_t v)
-{
-#ifdef __CUDA_ARCH__
-	return (unsigned)__popcll((unsigned long long)v);
-#else
-	return (unsigned)__builtin_popcountll(v);
-#endif
-}
-
 /* *p += 1, returning the old value: an atomic on the device; the host
  * emulation runs threads one at a time. msm_fetch_max: *p = max(*p, v). */
 ZKP_HD uint32_t msm_fetch_inc(uint32_t *p)

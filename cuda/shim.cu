@@ -54,6 +54,7 @@
 extern "C" {
 #include "zkpd/backend.h"
 #include "zkpd/backend_cuda.h"
+#include "zkpd/bitpack.h"
 #include "zkpd/ec.h"
 #include "zkpd/error.h"
 #include "zkpd/fixed_base.h"
@@ -952,6 +953,22 @@ static int cuda_spmv(zkp_backend *be, zkp_dbuf *out, const zkp_backend_csr *m, c
 	});
 }
 
+/* out = the packed vector in src made whole, queued like ntt: out and src
+ * are noted as in use until the stream's next sync. */
+static int cuda_unpack(zkp_backend *be, zkp_dbuf *out, const zkp_dbuf *src, size_t n,
+		       size_t n_dense)
+{
+	cuda_backend *cb = cuda_of(be);
+	if (!out->owned || !zkp_bitpack_fits(src->bytes, n, n_dense) ||
+	    out->bytes / sizeof(zkp_fr) < n || zkp_dbuf_share(out, src))
+		return ZKP_ERR_INVAL;
+	bitpack_view v = bitpack_at(src->ptr, n);
+	const zkp_dbuf *touched[2] = { out, src };
+	return queue_kernels(cb, "bitpack_unpack_run", touched, 2, [&] {
+		return bitpack_unpack_run((dfr *)out->ptr, &v, n, cb->stream);
+	});
+}
+
 static int cuda_first_unsatisfied(zkp_backend *be, uint64_t *row, const zkp_dbuf *a,
 				  const zkp_dbuf *b, const zkp_dbuf *c, size_t m)
 {
@@ -1222,6 +1239,7 @@ static const zkp_backend_ops cuda_ops = {
 	cuda_fixed_base_g2,
 	cuda_spmv,
 	cuda_first_unsatisfied,
+	cuda_unpack,
 	cuda_busy_seconds,
 	cuda_scratch_bytes,
 };

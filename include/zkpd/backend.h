@@ -116,11 +116,19 @@ typedef struct {
 	 * every row holds. Returns when it is known. */
 	int (*first_unsatisfied)(zkp_backend *be, uint64_t *row, const zkp_dbuf *a,
 				 const zkp_dbuf *b, const zkp_dbuf *c, size_t m);
+	/* out[i] = value i, for i < n, of the packed vector in src (bitpack.h:
+	 * n values, n_dense of them neither 0 nor 1), which holds at least
+	 * zkp_bitpack_bytes(n, n_dense) bytes as zkp_bitpack_scan and
+	 * zkp_bitpack_gather wrote them (a view may do): a witness that crossed
+	 * the bus packed, made whole where the kernels read it. out is owned,
+	 * holds at least n elements and does not overlap src. Queued like
+	 * ntt. */
+	int (*unpack)(zkp_backend *be, zkp_dbuf *out, const zkp_dbuf *src, size_t n,
+		      size_t n_dense);
 	/* Seconds the device has spent running this backend's work since the
 	 * backend was made (a GPU: its kernels' time, measured on the device
 	 * around each launch sequence of ntt, the MSMs, h_pointwise,
-	 * h_coeffs and spmv; never
-	 * the copies, which overlap it). Only work the device has finished
+	 * h_coeffs, spmv and unpack; never the copies, which overlap it). Only work the device has finished
 	 * counts, so a caller that wants all of it calls sync first (an MSM
 	 * that returned its result may still have its closing mark in
 	 * flight). The figure never decreases. Quick (it never waits for the
@@ -178,8 +186,8 @@ unsigned long zkp_backend_faulty_injected(zkp_backend *be);
  * decode into temporary host memory, run on inner (host-visible; not
  * owned; must outlive it) and encode the results. import_host copies.
  * busy_seconds answers as a device's: the wall time of its ntt, msm,
- * h_pointwise, h_coeffs and spmv calls, decoding and encoding included (calls made at
- * once from several threads each count whole).
+ * h_pointwise, h_coeffs, spmv and unpack calls, decoding and encoding
+ * included (calls made at once from several threads each count whole).
  * Errors: ZKP_ERR_INVAL (inner NULL or not host-visible), ZKP_ERR_NOMEM.
  */
 int zkp_backend_offhost_new(zkp_backend **ret, zkp_backend *inner);
@@ -207,6 +215,13 @@ static inline bool zkp_dbuf_overlap(const zkp_dbuf *a, const zkp_dbuf *b, size_t
 {
 	uintptr_t x = (uintptr_t)a->ptr, y = (uintptr_t)b->ptr;
 	return bytes && x < y + bytes && y < x + bytes;
+}
+
+/* Whether buffers a and b, each whole, share an address. */
+static inline bool zkp_dbuf_share(const zkp_dbuf *a, const zkp_dbuf *b)
+{
+	uintptr_t x = (uintptr_t)a->ptr, y = (uintptr_t)b->ptr;
+	return a->bytes && b->bytes && x < y + b->bytes && y < x + a->bytes;
 }
 
 /* Calls through the table, so callers read like ordinary functions. */
@@ -303,6 +318,12 @@ static inline int zkp_backend_first_unsatisfied(zkp_backend *be, uint64_t *row,
 						const zkp_dbuf *c, size_t m)
 {
 	return be->ops->first_unsatisfied(be, row, a, b, c, m);
+}
+
+static inline int zkp_backend_unpack(zkp_backend *be, zkp_dbuf *out, const zkp_dbuf *src,
+				     size_t n, size_t n_dense)
+{
+	return be->ops->unpack(be, out, src, n, n_dense);
 }
 
 /* Imports every array of m into be (zkp_backend_csr above). On failure

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "zkpd/backend.h"
+#include "zkpd/bitpack.h"
 #include "zkpd/error.h"
 #include "zkpd/fixed_base.h"
 
@@ -261,6 +262,30 @@ static int cpu_spmv(zkp_backend *be, zkp_dbuf *out, const zkp_backend_csr *m, co
 	return 0;
 }
 
+struct unpack_ctx {
+	const void *src;
+	zkp_fr *out;
+	size_t n;
+};
+
+static void unpack_task(void *arg, size_t begin, size_t end)
+{
+	struct unpack_ctx *c = arg;
+	zkp_bitpack_unpack(c->out + begin, c->src, c->n, begin, end);
+}
+
+static int cpu_unpack(zkp_backend *be, zkp_dbuf *out, const zkp_dbuf *src, size_t n,
+		      size_t n_dense)
+{
+	if (!out->owned || !zkp_bitpack_fits(src->bytes, n, n_dense) ||
+	    out->bytes / sizeof(zkp_fr) < n || zkp_dbuf_share(out, src))
+		return ZKP_ERR_INVAL;
+	struct unpack_ctx c = { src->ptr, out->ptr, n };
+	if (n)
+		zkp_pool_run(cpu_of(be)->pool, n, (size_t)1 << 18, unpack_task, &c);
+	return 0;
+}
+
 struct sat_ctx {
 	const zkp_fr *a, *b, *c;
 	_Atomic uint64_t first; /* UINT64_MAX: every row holds so far */
@@ -350,6 +375,7 @@ static const zkp_backend_ops cpu_ops = {
 	.fixed_base_g2 = cpu_fixed_base_g2,
 	.spmv = cpu_spmv,
 	.first_unsatisfied = cpu_first_unsatisfied,
+	.unpack = cpu_unpack,
 	.busy_seconds = cpu_busy_seconds,
 };
 

@@ -153,6 +153,12 @@ static int f_first_unsatisfied(zkp_backend *be, uint64_t *row, const zkp_dbuf *a
 	return zkp_backend_first_unsatisfied(faulty_of(be)->inner, row, a, b, c, m);
 }
 
+static int f_unpack(zkp_backend *be, zkp_dbuf *out, const zkp_dbuf *src, size_t n,
+		    size_t n_dense)
+{
+	return zkp_backend_unpack(faulty_of(be)->inner, out, src, n, n_dense);
+}
+
 static int f_busy_seconds(zkp_backend *be, double *ret)
 {
 	return zkp_backend_busy_seconds(faulty_of(be)->inner, ret);
@@ -184,6 +190,7 @@ static const zkp_backend_ops faulty_ops = {
 	.fixed_base_g2 = f_fixed_base_g2,
 	.spmv = f_spmv,
 	.first_unsatisfied = f_first_unsatisfied,
+	.unpack = f_unpack,
 	.busy_seconds = f_busy_seconds,
 	.scratch_bytes = f_scratch_bytes,
 };

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "zkpd/backend.h"
+#include "zkpd/bitpack.h"
 #include "zkpd/error.h"
 
 #define KEY UINT64_C(0x5a3c96e1f00fd2b4)
@@ -21,7 +22,7 @@
 struct offhost_backend {
 	zkp_backend base; /* first: the ops receive this pointer */
 	zkp_backend *inner;
-	_Atomic uint64_t busy_ns; /* its ntt, msm, h_pointwise, h_coeffs and spmv calls' wall time */
+	_Atomic uint64_t busy_ns; /* its ntt, msm, h_pointwise, h_coeffs, spmv and unpack calls' wall time */
 };
 
 static uint64_t now_ns(void)
@@ -312,6 +313,31 @@ static int oh_spmv(zkp_backend *be, zkp_dbuf *out, const zkp_backend_csr *m, con
 	return rc;
 }
 
+/* The packed vector decoded, unpacked by the inner backend, encoded into
+ * out. */
+static int oh_unpack(zkp_backend *be, zkp_dbuf *out, const zkp_dbuf *src, size_t n,
+		     size_t n_dense)
+{
+	if (!out->owned || !zkp_bitpack_fits(src->bytes, n, n_dense) ||
+	    out->bytes / sizeof(zkp_fr) < n || zkp_dbuf_share(out, src))
+		return ZKP_ERR_INVAL;
+	uint64_t t0 = now_ns();
+	zkp_dbuf ts = { 0 }, to = { 0 };
+	int rc = decoded(be, &ts, src, zkp_bitpack_bytes(n, n_dense));
+	if (!rc)
+		rc = zkp_backend_alloc(inner_of(be), &to, n * sizeof(zkp_fr));
+	if (!rc)
+		rc = zkp_backend_unpack(inner_of(be), &to, &ts, n, n_dense);
+	if (!rc)
+		rc = zkp_backend_sync(inner_of(be));
+	if (!rc)
+		scramble(out->ptr, to.ptr, n * sizeof(zkp_fr), out->ptr);
+	zkp_backend_release(inner_of(be), &to);
+	zkp_backend_release(inner_of(be), &ts);
+	busy_add(be, t0);
+	return rc;
+}
+
 static int oh_first_unsatisfied(zkp_backend *be, uint64_t *row, const zkp_dbuf *a,
 				const zkp_dbuf *b, const zkp_dbuf *c, size_t m)
 {
@@ -362,6 +388,7 @@ static const zkp_backend_ops offhost_ops = {
 	.fixed_base_g2 = oh_fixed_base_g2,
 	.spmv = oh_spmv,
 	.first_unsatisfied = oh_first_unsatisfied,
+	.unpack = oh_unpack,
 	.busy_seconds = oh_busy_seconds,
 };
 

@@ -4,9 +4,10 @@
  * it runs here without a GPU. A scenario of backend calls that reaches
  * every CUDA call of the shim (creation, pinned memory in two sizes,
  * imports, uploads, an NTT that uploads its domain and one that finds it
- * cached, the pointwise H step and H's last step, sync, G1 MSMs with and without a density
- * bitmap, the G2 MSM, a G1 MSM with its phases timed, the evaluation of a matrix and the row check, the
- * fixed-base multiplication, memory info, teardown) is run once
+ * cached, the pointwise H step and H's last step, sync, G1 MSMs with and
+ * without a density bitmap, the G2 MSM, a G1 MSM with its phases timed,
+ * the evaluation of a matrix and the row check, the unpack of a packed
+ * witness, the fixed-base multiplication, memory info, teardown) is run once
  * clean, counting the runtime calls, then again with a failure injected at
  * each call in turn, once recoverable (cudaErrorMemoryAllocation) and once
  * sticky (cudaErrorIllegalAddress). Every run must:
@@ -212,6 +213,13 @@ static int st_spmv(struct scene *s)
 	return zkp_backend_spmv(s->be, &s->a, &s->m, &s->sc, N);
 }
 
+/* a's first bytes read as a packed vector of N values, none dense (the
+ * fake runs no kernel: only the launch and its bookkeeping count). */
+static int st_unpack(struct scene *s)
+{
+	return zkp_backend_unpack(s->be, &s->b, &s->a, N, 0);
+}
+
 static int st_unsat(struct scene *s)
 {
 	uint64_t row;
@@ -268,6 +276,7 @@ static const struct {
 	 * meets an out-of-memory lets it go and succeeds (its own test). */
 	{ "spmv", st_spmv, WORK },
 	{ "first_unsatisfied", st_unsat, WORK },
+	{ "unpack", st_unpack, WORK },
 	{ "fixed_base", st_fixed_base, WORK },
 	{ "msm_g1", st_msm, WORK },
 	{ "msm_g1 density", st_msm_density, WORK },

@@ -7,7 +7,9 @@
  * Fp's products in three halves (fe_prod, fe_kara, fe_redc) against GMP,
  * with every half's sum carrying; XYZZ madd / msub / add / dbl sequences
  * and the XYZZ-to-Jacobian conversion against ec (limb for limb, and as
- * affine points); the MSM's Booth digits against GMP; and every kernel body
+ * affine points); the MSM's Booth digits against GMP; the evaluation
+ * bodies of cuda/spmv.cu against zkp_pce_eval and the unpack body of
+ * cuda/bitpack.cu against the packed witness's input; and every kernel body
  * of cuda/msm.cu and cuda/ntt.cu, run by an emulated grid (blocks, then
  * phases between barriers, then threads, one at a time; a warp ballot is
  * the OR of its lanes' bits):
@@ -49,6 +51,7 @@ extern "C" {
 #include "zkpd/ec.h"
 #include "zkpd/ff.h"
 #include "zkpd/backend.h"
+#include "zkpd/bitpack.h"
 #include "zkpd/fixed_base.h"
 #include "zkpd/groth16_prove.h"
 #include "zkpd/pce.h"
@@ -60,6 +63,7 @@ extern "C" {
 #include "ec.cuh"
 #include "fb.cuh"
 #include "ff.cuh"
+#include "bitpack.cuh"
 #include "spmv.cuh"
 #include "msm.cuh"
 #include "ntt.cuh"
@@ -895,6 +899,43 @@ static void test_spmv(void)
 	}
 	check(first == bad, "the first broken row is named", bad);
 	zkp_pce_free(pce);
+}
+
+/* The unpack kernel's body (k_unpack, one thread a value) against the
+ * witness it was packed from: a synthetic circuit's, mostly 0 and 1, and
+ * one whose words mix all three kinds, past a partial last word. */
+static void test_unpack(void)
+{
+	std::vector<zkp_fr> w;
+	zkp_pce *pce = synth_circuit(3000 - 7, tu_rand64(), w);
+	if (!pce)
+		return;
+	zkp_pce_free(pce);
+	std::vector<zkp_fr> mixed(4096 + 37);
+	for (size_t i = 0; i < mixed.size(); i++) {
+		uint64_t r = tu_rand64() % 3;
+		if (r == 0)
+			memset(&mixed[i], 0, sizeof(zkp_fr));
+		else if (r == 1)
+			mixed[i] = ZKP_FR_ONE;
+		else
+			rand_fr(&mixed[i]);
+	}
+	const std::vector<zkp_fr> *vs[] = { &w, &mixed };
+	for (int k = 0; k < 2; k++) {
+		const std::vector<zkp_fr> &v = *vs[k];
+		size_t n = v.size();
+		std::vector<uint64_t> buf((zkp_bitpack_dense_off(n) + n * sizeof(zkp_fr)) / 8);
+		size_t n_dense = zkp_bitpack_scan(buf.data(), v.data(), n, NULL);
+		zkp_bitpack_gather(buf.data(), v.data(), n, NULL);
+		check(k == 1 || n_dense < n / 4, "a synthetic witness is mostly 0 and 1", n_dense);
+		bitpack_view bv = bitpack_at(buf.data(), n);
+		std::vector<dfr> got(n);
+		memset(got.data(), 0x5a, n * sizeof(dfr));
+		for (size_t i = 0; i < n; i++)
+			bitpack_unpack_one(got.data(), &bv, i);
+		check(!memcmp(got.data(), v.data(), n * sizeof(dfr)), "unpack of a packed vector", k);
+	}
 }
 
 /* The same seed gives the same key byte for byte through the emulated
@@ -1786,7 +1827,7 @@ int main(void)
 		{ "fr", test_fr },
 		{ "fp2", test_fp2 }, { "inv", test_inv }, { "ec", test_ec_g1 }, { "ec-g2", test_ec_g2 },
 		{ "fixbase", test_fixed_base_both }, { "setup", test_setup_device_path },
-		{ "spmv", test_spmv },
+		{ "spmv", test_spmv }, { "unpack", test_unpack },
 		{ "digits", test_digits }, { "scan", test_scan }, { "msm", test_msm },
 		{ "skew", test_skew_g1 }, { "density", test_density_g1 }, { "msm-g2", test_msm_g2 },
 		{ "skew-g2", test_skew_g2 }, { "dens-g2", test_density_g2 }, { "ntt", test_ntt },
