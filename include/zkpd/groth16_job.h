@@ -109,6 +109,11 @@ int zkp_groth16_job_eval(zkp_groth16_job *job, zkp_error *err);
 /* Whether the eval stage ran on the device (a resident circuit): false
  * before it has run. */
 bool zkp_groth16_job_evaluated_on_device(const zkp_groth16_job *job);
+/* The bytes the eval stage sent to a device for the witness: the packed
+ * form (zkpd/bitpack.h) when eval ran on the device and packing made it
+ * smaller, else the whole witness; 0 on a host-visible backend and before
+ * the eval stage. */
+size_t zkp_groth16_job_witness_bytes_up(const zkp_groth16_job *job);
 int zkp_groth16_job_ntt(zkp_groth16_job *job, zkp_error *err);
 int zkp_groth16_job_msm(zkp_groth16_job *job, zkp_error *err);
 /* pvk: the key's prepared vk when the caller keeps one (a daemon prepares

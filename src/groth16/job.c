@@ -18,6 +18,7 @@
 #include <openssl/rand.h>
 
 #include "groth16_int.h"
+#include "zkpd/bitpack.h"
 #include "zkpd/groth16_job.h"
 
 static int rand_fr(zkp_fr *ret, zkp_error *err)
@@ -131,6 +132,7 @@ struct zkp_groth16_job {
 	void *dom_mem;
 	uint64_t *dens_a, *dens_b;
 	zkp_dbuf w_dev; /* the witness on be, for its MSMs */
+	size_t witness_up_bytes; /* what crossed to be for w_dev, packed or whole */
 	/* The B_G2 MSM's bases and scalars when imported for this job, on
 	 * g2_be: be, or host_be when be cannot hold the bases. */
 	zkp_backend *g2_be;
@@ -351,11 +353,41 @@ out:
 	return rc;
 }
 
-/* The witness onto a device backend (w_dev, for the G1 MSMs), through the
- * pinned staging of a, b, c (cap elements) once those are uploaded: a
- * pinned copy runs at full bus speed, and here, before the device stage,
- * it overlaps the kernels of the job ahead. */
-static int stage_witness(zkp_groth16_job *job, zkp_fr *stage, size_t cap, zkp_error *err)
+/* Packs the witness into stage (cap elements) and uploads the packed bytes
+ * into scratch, from which the device unpacks them into w_dev (zkpd/
+ * bitpack.h): a PoRep witness crosses in about a fortieth of its bytes.
+ * *done is false, and nothing reached the device, when the packed form
+ * would not be smaller than the witness or does not fit stage or scratch. */
+static int stage_packed(zkp_groth16_job *job, zkp_fr *stage, size_t cap, zkp_dbuf *scratch,
+			size_t n_all, bool *done)
+{
+	*done = false;
+	const size_t cap_bytes = cap * sizeof(zkp_fr);
+	if (zkp_bitpack_dense_off(n_all) > cap_bytes)
+		return 0;
+	size_t n_dense = zkp_bitpack_scan(stage, job->w, n_all, job->pool);
+	size_t bytes = zkp_bitpack_bytes(n_all, n_dense);
+	if (bytes > cap_bytes || bytes > scratch->bytes || bytes >= n_all * sizeof(zkp_fr))
+		return 0;
+	zkp_bitpack_gather(stage, job->w, n_all, job->pool);
+	int rc = zkp_backend_upload(job->be, scratch, 0, stage, bytes);
+	if (!rc)
+		rc = zkp_backend_unpack(job->be, &job->w_dev, scratch, n_all, n_dense);
+	if (!rc) {
+		job->witness_up_bytes = bytes;
+		*done = true;
+	}
+	return rc;
+}
+
+/* The witness onto a device backend (w_dev, for the G1 MSMs and spmv),
+ * through the pinned staging of a, b, c (cap elements): packed when
+ * scratch, a device buffer free until the kernels after this one, can
+ * take the packed bytes and they are fewer (stage_packed), else whole, in
+ * pieces of cap. A pinned copy runs at full bus speed, and here, before
+ * the device stage, it overlaps the kernels of the job ahead. */
+static int stage_witness(zkp_groth16_job *job, zkp_fr *stage, size_t cap, zkp_dbuf *scratch,
+			 zkp_error *err)
 {
 	const zkp_pce_dims *dims = zkp_pce_get_dims(job->pce);
 	const size_t n_all = (size_t)(dims->n_inputs + dims->n_aux);
@@ -364,11 +396,15 @@ static int stage_witness(zkp_groth16_job *job, zkp_fr *stage, size_t cap, zkp_er
 	if (rc)
 		return zkp_error_set(err, rc, "prove: cannot allocate %zu bytes for the witness on "
 					      "backend %s", n_all * sizeof(zkp_fr), be->ops->name);
-	for (size_t off = 0; off < n_all && !rc; off += cap) {
+	bool done = false;
+	if (scratch)
+		rc = stage_packed(job, stage, cap, scratch, n_all, &done);
+	for (size_t off = 0; off < n_all && !rc && !done; off += cap) {
 		size_t k = n_all - off < cap ? n_all - off : cap;
 		memcpy(stage, job->w + off, k * sizeof(zkp_fr));
 		rc = zkp_backend_upload(be, &job->w_dev, off * sizeof(zkp_fr), stage,
 					k * sizeof(zkp_fr));
+		job->witness_up_bytes += k * sizeof(zkp_fr);
 	}
 	if (rc)
 		zkp_error_set(err, rc, "prove: uploading the witness to backend %s failed",
@@ -410,21 +446,26 @@ static int eval_on_device(zkp_groth16_job *job, zkp_error *err)
 	size_t cap = n_all < WITNESS_STAGE_ELEMS ? n_all : WITNESS_STAGE_ELEMS;
 	zkp_fr *stage = NULL;
 
+	int rc = 0;
+	for (int i = 0; i < 3 && !rc; i++)
+		rc = zkp_backend_alloc(be, &job->bufs[i], n * sizeof(zkp_fr));
+	if (rc)
+		return zkp_error_set(err, rc, "prove: cannot allocate %zu bytes for a, b, c on "
+					      "backend %s", 3 * n * sizeof(zkp_fr), be->ops->name);
 	span_begin(job, ZKP_GROTH16_SPAN_UPLOAD);
-	int rc = zkp_backend_host_alloc(be, (void **)&stage, cap * sizeof(zkp_fr));
+	rc = zkp_backend_host_alloc(be, (void **)&stage, cap * sizeof(zkp_fr));
 	if (rc)
 		return zkp_error_set(err, rc, "prove: cannot allocate %zu bytes of host staging "
 					      "for the witness", cap * sizeof(zkp_fr));
-	rc = stage_witness(job, stage, cap, err);
+	/* c receives the packed witness: spmv writes it after the unpack,
+	 * which reads it, on the same queue. */
+	rc = stage_witness(job, stage, cap, &job->bufs[2], err);
 	zkp_backend_host_free(be, stage, cap * sizeof(zkp_fr));
 	if (rc)
 		return rc;
 	span_begin(job, ZKP_GROTH16_SPAN_EVAL);
-	for (int i = 0; i < 3 && !rc; i++) {
-		rc = zkp_backend_alloc(be, &job->bufs[i], n * sizeof(zkp_fr));
-		if (!rc)
-			rc = zkp_backend_spmv(be, &job->bufs[i], &rk->m[i], &job->w_dev, n);
-	}
+	for (int i = 0; i < 3 && !rc; i++)
+		rc = zkp_backend_spmv(be, &job->bufs[i], &rk->m[i], &job->w_dev, n);
 	if (rc)
 		return zkp_error_set(err, rc, "prove: evaluating a, b, c on backend %s failed",
 				     be->ops->name);
@@ -498,7 +539,7 @@ static int eval_on_host(zkp_groth16_job *job, zkp_error *err)
 				      be->ops->name);
 			goto out;
 		}
-		rc = stage_witness(job, stage, 3 * n, err);
+		rc = stage_witness(job, stage, 3 * n, NULL, err);
 	}
 out:
 	if (stage)
@@ -822,6 +863,11 @@ void zkp_groth16_job_free(zkp_groth16_job *job)
 bool zkp_groth16_job_evaluated_on_device(const zkp_groth16_job *job)
 {
 	return job->dev_eval && job->state >= JOB_EVAL && job->state != JOB_FAILED;
+}
+
+size_t zkp_groth16_job_witness_bytes_up(const zkp_groth16_job *job)
+{
+	return job->witness_up_bytes;
 }
 
 int zkp_groth16_job_use_resident(zkp_groth16_job *job, const zkp_groth16_resident *rk)

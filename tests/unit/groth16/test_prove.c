@@ -17,6 +17,7 @@
 
 #include "g16_circuit.h"
 #include "zkpd/backend.h"
+#include "zkpd/bitpack.h"
 #include "zkpd/groth16_io.h"
 #include "zkpd/groth16_job.h"
 #include "zkpd/groth16_prove.h"
@@ -484,6 +485,8 @@ static void test_device_backend(void **state)
 				 0);
 		assert_int_equal(zkp_groth16_job_use_resident(job, rk_g1), 0);
 		run_stages(job, &p, "staged prove on offhost, B_G2 on the host");
+		/* Eval on the host: the whole witness goes up after a, b, c. */
+		assert_int_equal(zkp_groth16_job_witness_bytes_up(job), c.n_w * sizeof(zkp_fr));
 		zkp_groth16_job_free(job);
 		assert_int_equal(verify(&pk.vk, &c, NULL, &p), 0);
 		zkp_groth16_resident_free(rk_g1);
@@ -514,6 +517,18 @@ static void test_device_backend(void **state)
 		zkp_groth16_prove_times t;
 		zkp_groth16_job_times(job, &t);
 		assert_true(t.span[ZKP_GROTH16_SPAN_UPLOAD] > 0 && t.span[ZKP_GROTH16_SPAN_SAT_CHECK] > 0);
+		/* The witness went up packed where that is smaller and fits c's
+		 * buffer (the synthetic circuits' witnesses are mostly 0 and 1),
+		 * else whole (the random ones'). */
+		size_t n_dense = 0;
+		for (size_t i = 0; i < c.n_w; i++)
+			n_dense += !zkp_fr_is_zero(&c.w[i]) && !zkp_fr_eq(&c.w[i], &ZKP_FR_ONE);
+		size_t packed = zkp_bitpack_bytes(c.n_w, n_dense), plain = c.n_w * sizeof(zkp_fr);
+		bool use_packed = packed < plain &&
+				  packed <= ((size_t)1 << dims->domain_log2) * sizeof(zkp_fr);
+		assert_int_equal(zkp_groth16_job_witness_bytes_up(job), use_packed ? packed : plain);
+		if (it % 2 == 0 && it < 4)
+			assert_true(use_packed);
 		zkp_groth16_job_free(job);
 		assert_int_equal(verify(&pk.vk, &c, NULL, &p), 0);
 		/* A witness that breaks a row is named there. */
