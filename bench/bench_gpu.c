@@ -8,8 +8,16 @@
  * and, when done, a short table of the medians on stderr.
  *
  * Usage: zkpd-gpu-bench [--budget SECONDS] [msm LO HI] [ntt LO HI]
- * (default: msm 20 26, ntt 20 27, every size, budget 300 s). Exit 77
- * without a device.
+ *                       [witness LO HI]
+ * (default: msm 20 26, ntt 20 27, every size, budget 300 s; witness only
+ * when named). Exit 77 without a device.
+ *
+ * witness: a PoRep-mix witness (1.3 % of values neither 0 nor 1) sent to
+ * the device whole, as through the prover's 256 MiB pinned staging, and
+ * packed (pack on the pool, one upload, the unpack kernel), each until
+ * synchronised; the packed result is downloaded and compared, a
+ * difference exits 1. Prints {"op":"witness_up",...,"whole_median_ms",
+ * "packed_median_ms","pack_host_median_ms","ratio"}.
  *
  * Time budget: before each size the bench predicts its cost from the size
  * below (2.2 times the median per doubling, times the runs, plus input
@@ -35,6 +43,7 @@
 #include "bench_util.h"
 #include "zkpd/backend.h"
 #include "zkpd/backend_cuda.h"
+#include "zkpd/bitpack.h"
 #include "zkpd/ec.h"
 #include "zkpd/error.h"
 #include "zkpd/ntt.h"
@@ -335,6 +344,103 @@ out:
 	return err ? fail("ntt", err) : 0;
 }
 
+/* A PoRep partition's mix: 1.3 % of the values dense, the rest 0 or 1
+ * (docs/benchmarks.md, the 32 GiB witness). */
+static void porep_frs(zkp_fr *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = rand64() % 1000;
+		if (r < 13)
+			rand_frs(&x[i], 1);
+		else if (r & 1)
+			zkp_fr_set_one(&x[i]);
+		else
+			zkp_fr_set_zero(&x[i]);
+	}
+}
+
+#define STAGE_ELEMS ((size_t)1 << 23) /* the prover's pinned staging: 256 MiB */
+
+/* The witness to the device as the prover sends it, both ways: whole
+ * (copied through the pinned staging in pieces, each uploaded) and
+ * packed (zkpd/bitpack.h: scanned and gathered on the pool into the
+ * staging, one upload, unpacked by a kernel), each from the host's array
+ * to the device's full vector, synchronised. The packed result is
+ * downloaded and compared with the input at every size. */
+static int bench_witness(zkp_backend *be, zkp_pool *pool, unsigned lo, unsigned hi)
+{
+	size_t nmax = (size_t)1 << hi;
+	zkp_fr *x = malloc(nmax * sizeof(*x)), *back = malloc(nmax * sizeof(*x)), *stage = NULL;
+	zkp_dbuf dw = { 0 }, dp = { 0 };
+	int err = ZKP_ERR_NOMEM;
+	if (!x || !back)
+		goto out;
+	porep_frs(x, nmax);
+	if ((err = zkp_backend_host_alloc(be, (void **)&stage, STAGE_ELEMS * sizeof(zkp_fr))) ||
+	    (err = zkp_backend_alloc(be, &dw, nmax * sizeof(zkp_fr))) ||
+	    (err = zkp_backend_alloc(be, &dp, STAGE_ELEMS * sizeof(zkp_fr))))
+		goto out;
+	for (unsigned lg = lo; lg <= hi; lg++) {
+		size_t n = (size_t)1 << lg;
+		/* about 0.2 ns a byte each way, twice */
+		if (!fits("witness_up", NULL, lg, 3 * 2 * 32.0 * (double)n * 2e-7 + 200))
+			continue;
+		double whole[MAX_RUNS], packed[MAX_RUNS], host[MAX_RUNS];
+		size_t n_dense = 0, bytes = 0;
+		unsigned runs = 3;
+		for (unsigned r = 0; r < runs; r++) {
+			double t0 = now_ms();
+			for (size_t off = 0; off < n && !err; off += STAGE_ELEMS) {
+				size_t k = n - off < STAGE_ELEMS ? n - off : STAGE_ELEMS;
+				memcpy(stage, x + off, k * sizeof(zkp_fr));
+				err = zkp_backend_upload(be, &dw, off * sizeof(zkp_fr), stage,
+							 k * sizeof(zkp_fr));
+			}
+			if (err || (err = zkp_backend_sync(be)))
+				goto out;
+			double t1 = now_ms();
+			n_dense = zkp_bitpack_scan(stage, x, n, pool);
+			bytes = zkp_bitpack_bytes(n, n_dense);
+			err = ZKP_ERR_INVAL;
+			if (bytes > STAGE_ELEMS * sizeof(zkp_fr))
+				goto out;
+			zkp_bitpack_gather(stage, x, n, pool);
+			double t2 = now_ms();
+			if ((err = zkp_backend_upload(be, &dp, 0, stage, bytes)) ||
+			    (err = zkp_backend_unpack(be, &dw, &dp, n, n_dense)) ||
+			    (err = zkp_backend_sync(be)))
+				goto out;
+			double t3 = now_ms();
+			whole[r] = t1 - t0;
+			packed[r] = t3 - t1;
+			host[r] = t2 - t1;
+		}
+		if ((err = zkp_backend_download(be, back, &dw, 0, n * sizeof(zkp_fr))))
+			goto out;
+		if (memcmp(back, x, n * sizeof(zkp_fr))) {
+			fprintf(stderr, "zkpd-gpu-bench: the unpacked witness of 2^%u differs\n", lg);
+			err = ZKP_ERR_MISMATCH;
+			goto out;
+		}
+		double mw = bench_median(whole, runs), mp = bench_median(packed, runs);
+		printf("{\"op\":\"witness_up\",\"log_n\":%u,\"runs\":%u,\"dense\":%zu,"
+		       "\"whole_bytes\":%zu,\"packed_bytes\":%zu,\"whole_median_ms\":%.3f,"
+		       "\"packed_median_ms\":%.3f,\"pack_host_median_ms\":%.3f,"
+		       "\"ratio\":%.2f,\"checked\":true}\n",
+		       lg, runs, n_dense, n * sizeof(zkp_fr), bytes, mw, mp,
+		       bench_median(host, runs), mp > 0 ? mw / mp : 0);
+		fflush(stdout);
+		add_row("witness whole / packed", lg, runs, mw, mp, false);
+	}
+out:
+	zkp_backend_release(be, &dp);
+	zkp_backend_release(be, &dw);
+	zkp_backend_host_free(be, stage, STAGE_ELEMS * sizeof(zkp_fr));
+	free(back);
+	free(x);
+	return err ? fail("witness", err) : 0;
+}
+
 /*
  * Whole-proof timing (the H polynomial, the four G1 MSMs and the host G2
  * MSM of one Groth16 proof on this backend) belongs in this table as a
@@ -371,6 +477,7 @@ int main(int argc, char **argv)
 	struct bench_range benches[] = {
 		{ "ntt", 20, 27, 1, ZKP_NTT_MAX_LOG, true },
 		{ "msm", 20, 26, 1, 28, true },
+		{ "witness", 24, 27, 10, 28, false },
 	};
 	const unsigned nbench = sizeof(benches) / sizeof(benches[0]);
 	double budget_s = 300;
@@ -387,7 +494,9 @@ int main(int argc, char **argv)
 		while (b < nbench && strcmp(argv[i], benches[b].name))
 			b++;
 		if (b == nbench || i + 2 >= argc) {
-			fprintf(stderr, "usage: %s [--budget SECONDS] [msm LO HI] [ntt LO HI]\n",
+			fprintf(stderr,
+				"usage: %s [--budget SECONDS] [msm LO HI] [ntt LO HI] "
+				"[witness LO HI]\n",
 				argv[0]);
 			return 2;
 		}
@@ -428,6 +537,8 @@ int main(int argc, char **argv)
 		rc |= bench_ntt(be, pool, benches[0].lo, benches[0].hi);
 	if (benches[1].on)
 		rc |= bench_msm(be, benches[1].lo, benches[1].hi);
+	if (benches[2].on)
+		rc |= bench_witness(be, pool, benches[2].lo, benches[2].hi);
 	zkp_backend_free(be);
 	zkp_pool_free(pool);
 	fprintf(stderr, "zkpd-gpu-bench: %.1f s of a %.0f s budget\n", elapsed_ms() / 1e3,

@@ -31,7 +31,8 @@
 #      registers and occupancy of k_group and k_acc_chunk;
 #   7. NTT timings at 2^20..2^NTT_MAX with zkpd-gpu-bench (run right after
 #      step 2's G1 MSM timings, so that the budget's skips fall on later
-#      steps);
+#      steps), then the witness's upload whole against packed at
+#      2^24..2^27, the unpacked vectors checked;
 # and prints a summary table last, also written to summary.txt.
 #
 # Time: the whole script finishes within TOTAL_S (default 480 s, 8
@@ -270,23 +271,26 @@ check "msm g1 2^16..2^$msm_max checked" 40 150 -- msm --backend cuda \
 # test_gpu_backend has checked the transforms, the spot checks at scale
 # come below): at most 40 s of what is left; the program predicts each size
 # from the one below and skips those that would overrun ("skipped": "time
-# budget" lines). About 25 s for 2^20..2^27.
+# budget" lines). About 25 s for 2^20..2^27. Then the witness's way to
+# the device, whole against packed (zkpd/bitpack.h), at 2^24..2^27 on a
+# PoRep mix, each packed result compared with its input: about 10 s.
 json=$outdir/gpu-bench.json
 table=$outdir/gpu-bench.table
 : >"$table"
 budget=$(($(left) - 15))
-[ "$budget" -gt 40 ] && budget=40
-if fits "ntt timing" 25; then
-	step "ntt timing (budget $budget s)"
+[ "$budget" -gt 50 ] && budget=50
+if fits "ntt timing" 35; then
+	step "ntt and witness upload timing (budget $budget s)"
 	rc=0
 	timeout -k 5 "$(cap $((budget + 15)))" "$gpubench" --budget "$budget" \
-		ntt 20 "$ntt_max" 2>"$table" >"$json" || rc=$?
+		ntt 20 "$ntt_max" witness 24 27 2>"$table" >"$json" || rc=$?
 	if [ "$rc" -ne 0 ]; then
 		echo "zkpd-gpu-bench FAILED (exit $rc, partial results kept)"
 		row "ntt timing" FAILED "$([ "$rc" -eq 77 ] && echo "no CUDA device seen" || echo "exit $rc")"
 		status=1
 	else
 		row "ntt timing" ok "$(grep -c '"fwd_median_ms"' "$json") sizes timed"
+		row "witness up packed" ok "$(grep -c '"op":"witness_up"' "$json") sizes checked"
 	fi
 fi
 
