@@ -490,6 +490,14 @@ static void log_summary(const struct job *j)
 		       ",\"device\":\"%s\",\"cpu_fallback\":%s,\"device_eval\":%s", j->dev->name,
 		       j->fell_back ? "true" : "false", j->dev_eval ? "true" : "false");
 	}
+	/* The witness's bytes on the bus, packed when fewer than its own. */
+	if (j->witness_up) {
+		bool packed = j->witness_packed;
+		append(text, sizeof(text), &tl, " witness up %.2f MiB %s",
+		       (double)j->witness_up / (1 << 20), packed ? "packed" : "whole");
+		append(json, sizeof(json), &jl, ",\"witness_up_bytes\":%" PRIu64
+		       ",\"witness_packed\":%s", j->witness_up, packed ? "true" : "false");
+	}
 	if (j->state != ZKP_JOB_DONE && j->error_code) {
 		append(text, sizeof(text), &tl, " error %s", zkp_err_name(j->error_code));
 		append(json, sizeof(json), &jl, ",\"error\":\"%s\"", zkp_err_name(j->error_code));

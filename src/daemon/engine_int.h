@@ -142,6 +142,8 @@ struct job {
 	bool fell_back;     /* proved on the CPU after a device fault */
 	uint64_t dev_mem;   /* device memory reserved for its buffers (engine_devmem.c) */
 	bool dev_eval;      /* a, b, c evaluated on the device (resident circuit) */
+	uint64_t witness_up; /* bytes its eval sent a device for the witness (0: none) */
+	bool witness_packed; /* ... and they were its packed form (zkpd/bitpack.h) */
 	/* Result. */
 	uint8_t *proof; /* 192 bytes; a sector job's: 192 per partition */
 	size_t proof_len;

@@ -366,8 +366,11 @@ static void *cpu_main(void *arg)
 			attach_resident(e, j, pl->dev);
 		if (!rc)
 			rc = zkp_groth16_job_eval(j->gj, &err);
-		if (!rc)
+		if (!rc) {
 			j->dev_eval = zkp_groth16_job_evaluated_on_device(j->gj);
+			j->witness_up = zkp_groth16_job_witness_bytes_up(j->gj);
+			j->witness_packed = j->witness_up < j->n_w * sizeof(zkp_fr);
+		}
 		if (rc)
 			rc = after_fault(e, j, rc, ZKP_STAGE_EVAL, &err);
 		if (rc) {

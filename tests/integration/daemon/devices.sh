@@ -124,6 +124,14 @@ ndev_eval=$(grep -Eo 'done: circuit small priority normal device offhost:[01] \(
 	two.log | sort -u | wc -l)
 check "jobs after the first evaluate on their device, on both ($ndev_eval)" \
 	"$(grep -m1 'eval on the device' two.log)" test "$ndev_eval" -eq 2
+# Their witnesses (a synthetic PoRep's, mostly 0 and 1) went up packed; the
+# first jobs', evaluated on the host, whole.
+npacked=$(grep -Ec '\(eval on the device\) witness up [0-9]+\.[0-9]{2} MiB packed ' two.log)
+check "witnesses evaluated on a device went up packed ($npacked lines)" \
+	"$(grep -m1 'witness up' two.log)" \
+	test "$npacked" -eq "$(grep -c '(eval on the device)' two.log)" -a "$npacked" -ge 2
+check "a job evaluated on the host sent its witness whole" "$(grep -m1 'witness up' two.log)" \
+	grep -Eq 'device offhost:[01] witness up [0-9]+\.[0-9]{2} MiB whole ' two.log
 
 # Unload drops the resident keys; the next proofs make them again.
 run "$zkpctl" --connect "$addr" unload small
