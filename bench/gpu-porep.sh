@@ -429,6 +429,10 @@ if os.path.exists(smi_path):
                                                  len(w) * 0.2))
 # What zkpd planned to hold on each GPU (the device memory plan's log
 # line): whether B_G2 and the matrices stayed on the host.
+# How each partition job's witness crossed the bus (its summary line:
+# "witness up X MiB packed" or "... whole").
+import re
+ups = {"packed": [], "whole": []}
 if os.path.exists(zkpd_log):
     for line in open(zkpd_log, errors="replace"):
         k = line.find("circuit ")
@@ -436,6 +440,14 @@ if os.path.exists(zkpd_log):
             plan = line[k:].strip()
             out.setdefault("device_plans", []).append(plan)
             lines.append("device plan: " + plan)
+        m = re.search(r" witness up ([0-9.]+) MiB (packed|whole) ", line)
+        if m:
+            ups[m.group(2)].append(float(m.group(1)))
+for kind, mib in ups.items():
+    if mib:
+        out["witness_up_" + kind] = {"jobs": len(mib), "median_mib": sorted(mib)[len(mib) // 2]}
+        lines.append("witness up %s in %d jobs, median %.1f MiB" %
+                     (kind, len(mib), sorted(mib)[len(mib) // 2]))
 json.dump(out, open(report, "w"))
 print("\n".join(lines))
 PY

@@ -65,6 +65,10 @@ sock=$(sed -n 's/^listen = unix://p' "$2")
 grep -q '^devices = auto' "$2" || { echo "stand-in zkpd: want devices = auto" >&2; exit 2; }
 trap 'rm -f "$sock.up"; exit 0' TERM
 echo "2026-12-05T00:00:00Z INFO circuit porep on cuda:0: 50.1 GiB resident (G1 queries, B_G2, matrices, NTT tables), 15.9 GiB a job; 73.7 GiB of 76.0 GiB planned" >&2
+for mib in 2.50 2.40 2.60; do
+	echo "2026-12-05T00:00:01Z INFO job 9 done: circuit porep priority normal device cuda:0 (eval on the device) witness up $mib MiB packed queue 0.000 s total 0.300 s" >&2
+done
+echo "2026-12-05T00:00:02Z INFO job 12 done: circuit porep priority normal device cuda:0 witness up 96.00 MiB whole queue 0.000 s total 0.300 s" >&2
 sleep 0.3
 touch "$sock.up"
 while :; do sleep 0.1; done
@@ -114,7 +118,8 @@ for r in "seal 3 sectors (sparse)  *ok" "circuit (2KiB partition)  *ok" \
 	"key (INSECURE, standalone .zkpc)  *ok .*points on the CPU" "zkpd start and load  *ok .*device cuda:0" \
 	"one sector alone  *ok" "3 sectors back to back  *ok" "verify (zkp porep verify)  *ok  *4 of 4 valid" \
 	"stages: witness 0.100 msm 0.400" "partition 1: 0.30 s: eval 0.040 msm_h 0.210" "sectors/hour" "zkpd peak RSS 3.0 GiB" \
-	"device cuda:0 busy 2.5 s" \
+	"device cuda:0 busy 2.5 s" "witness up packed in 3 jobs, median 2.5 MiB" \
+	"witness up whole in 1 jobs, median 96.0 MiB" \
 	"device plan: circuit porep on cuda:0: 50.1 GiB resident (G1 queries, B_G2, matrices, NTT tables)"; do
 	grep -q "$r" "$sum" || fail "summary lacks '$r'"
 done
