@@ -59,21 +59,11 @@ static void scan_task(void *arg, size_t begin, size_t end)
 	}
 }
 
-static void run_words(zkp_pool *pool, size_t words, zkp_pool_fn fn, void *arg)
-{
-	if (!words)
-		return;
-	if (pool)
-		zkp_pool_run(pool, words, WORDS_PER_TASK, fn, arg);
-	else
-		fn(arg, 0, words);
-}
-
 size_t zkp_bitpack_scan(void *buf, const zkp_fr *v, size_t n, zkp_pool *pool)
 {
 	struct scan_ctx c = { words_of(buf, n), v, n };
 	size_t words = zkp_bitpack_words(n);
-	run_words(pool, words, scan_task, &c);
+	zkp_pool_run(pool, words, WORDS_PER_TASK, scan_task, &c);
 	uint64_t total = 0;
 	for (size_t wi = 0; wi < words; wi++) {
 		uint64_t k = c.w.before[wi];
@@ -103,7 +93,7 @@ void zkp_bitpack_gather(void *buf, const zkp_fr *v, size_t n, zkp_pool *pool)
 {
 	struct gather_ctx c = { words_of(buf, n), v,
 				(zkp_fr *)((char *)buf + zkp_bitpack_dense_off(n)) };
-	run_words(pool, zkp_bitpack_words(n), gather_task, &c);
+	zkp_pool_run(pool, zkp_bitpack_words(n), WORDS_PER_TASK, gather_task, &c);
 }
 
 void zkp_bitpack_unpack(zkp_fr *out, const void *buf, size_t n, size_t begin, size_t end)
