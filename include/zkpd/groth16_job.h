@@ -23,7 +23,7 @@
  * one answers ZKP_ERR_INVAL.
  *
  * Ownership: the job borrows pce, pk, w, be and pool; they must outlive it
- * and are only read. It owns a, b, c, the NTT domain, the density bitmaps
+ * (w only while zkp_groth16_job_reads_witness) and are only read. It owns a, b, c, the NTT domain, the density bitmaps
  * and the G2 thread.
  * Threads: each stage may run on a different thread, one at a time per job
  * (the caller hands the job over, e.g. through a queue with a mutex). Jobs
@@ -103,7 +103,8 @@ int zkp_groth16_job_new(zkp_groth16_job **ret, const zkp_pce *pce, const zkp_gro
 /* Makes the job read the key's queries from rk instead of importing them
  * (before the msm stage), and, given before the eval stage with rk holding
  * the job's circuit, evaluate on the device. Errors: ZKP_ERR_INVAL (rk was
- * made for another key or backend, or the msm stage has run). */
+ * made for another key or backend, the msm stage has run, or eval ran on
+ * the device over another resident copy). */
 int zkp_groth16_job_use_resident(zkp_groth16_job *job, const zkp_groth16_resident *rk);
 int zkp_groth16_job_eval(zkp_groth16_job *job, zkp_error *err);
 /* Whether the eval stage ran on the device (a resident circuit): false
@@ -114,6 +115,13 @@ bool zkp_groth16_job_evaluated_on_device(const zkp_groth16_job *job);
  * smaller, else the whole witness; 0 on a host-visible backend and before
  * the eval stage. */
 size_t zkp_groth16_job_witness_bytes_up(const zkp_groth16_job *job);
+/* Whether the stages after eval still read w. False once eval has run
+ * on the device with B_G2 resident there: the witness is then on the
+ * device, the inputs that verify reads were copied at eval, and a proof
+ * that does not verify is a device fault (the device found every row
+ * satisfied), so the caller may free w or keep it in another form until
+ * the job is freed. True before eval and on every other path. */
+bool zkp_groth16_job_reads_witness(const zkp_groth16_job *job);
 int zkp_groth16_job_ntt(zkp_groth16_job *job, zkp_error *err);
 int zkp_groth16_job_msm(zkp_groth16_job *job, zkp_error *err);
 /* pvk: the key's prepared vk when the caller keeps one (a daemon prepares

@@ -269,6 +269,7 @@ static void job_free(struct job *j)
 	free(j->proof);
 	zkp_groth16_job_free(j->gj);
 	free(j->w);
+	free(j->wpack);
 	free(j->data);
 	if (j->path)
 		close(j->fd);
@@ -497,6 +498,13 @@ static void log_summary(const struct job *j)
 		       (double)j->witness_up / (1 << 20), packed ? "packed" : "whole");
 		append(json, sizeof(json), &jl, ",\"witness_up_bytes\":%" PRIu64
 		       ",\"witness_packed\":%s", j->witness_up, packed ? "true" : "false");
+	}
+	/* ... and what the host kept it in while the device had it. */
+	if (j->witness_rest) {
+		append(text, sizeof(text), &tl, " held %.2f MiB packed",
+		       (double)j->witness_rest / (1 << 20));
+		append(json, sizeof(json), &jl, ",\"witness_rest_bytes\":%" PRIu64,
+		       j->witness_rest);
 	}
 	if (j->state != ZKP_JOB_DONE && j->error_code) {
 		append(text, sizeof(text), &tl, " error %s", zkp_err_name(j->error_code));

@@ -135,7 +135,9 @@ struct job {
 	double busy;
 	struct zkp_engine *e; /* for the prover's span observer */
 	/* Proving state, owned by the pipeline thread holding the job. */
-	zkp_fr *w;
+	zkp_fr *w;        /* the witness, whole; NULL once at rest packed ... */
+	void *wpack;      /* ... here (engine_witness.c) */
+	size_t wpack_bytes;
 	size_t n_w;
 	zkp_groth16_job *gj;
 	struct device *dev; /* the device of the pipeline that took it (set under the lock) */
@@ -144,6 +146,7 @@ struct job {
 	bool dev_eval;      /* a, b, c evaluated on the device (resident circuit) */
 	uint64_t witness_up; /* bytes its eval sent a device for the witness (0: none) */
 	bool witness_packed; /* ... and they were its packed form (zkpd/bitpack.h) */
+	uint64_t witness_rest; /* bytes the host kept it in after eval, packed (0: whole) */
 	/* Result. */
 	uint8_t *proof; /* 192 bytes; a sector job's: 192 per partition */
 	size_t proof_len;
@@ -371,6 +374,21 @@ void split_unref(struct split_job *sp);
 /* engine_post.c: a PoSt job's witness into j->w (lock not held), from
  * the PoSt bundle in j->data, checked and derived (post_c2.h). */
 int post_witness(struct zkp_engine *e, struct job *j, zkp_error *err);
+
+/* engine_witness.c: j's witness, whole (j->w) or at rest packed
+ * (j->wpack), owned by the thread holding j; the tracker's witness
+ * category follows it. */
+/* After j's EVAL stage: packs the witness and frees the whole form when
+ * j's prover reads it no more and packing makes it smaller; otherwise (or
+ * out of memory) it stays whole. */
+void witness_rest(struct zkp_engine *e, struct job *j);
+/* Makes the witness whole again (a CPU fallback proves from it). Errors:
+ * ZKP_ERR_NOMEM; the packed form is kept then. */
+int witness_whole(struct job *j, zkp_error *err);
+/* Values [begin, end) of the witness, in either form, into out. */
+void witness_values(const struct job *j, zkp_fr *out, size_t begin, size_t end);
+/* Frees either form. */
+void witness_drop(struct job *j);
 
 /* Percent of an ordinary job (engine.c). */
 uint32_t job_percent(const struct job *j, double now);

@@ -151,11 +151,7 @@ static void drop_work(struct zkp_engine *e, struct job *j)
 	zkp_groth16_job_free(j->gj);
 	j->gj = NULL;
 	devmem_release(e, j);
-	if (j->w)
-		zkp_mem_sub(ZKP_MEM_WITNESS, j->n_w * sizeof(zkp_fr));
-	free(j->w);
-	j->w = NULL;
-	j->n_w = 0;
+	witness_drop(j);
 	free(j->data);
 	j->data = NULL;
 }
@@ -199,7 +195,8 @@ static void cancel_held(struct zkp_engine *e, uint64_t *slot, struct job *j)
  * on j's device; with gpus.fallback_cpu, and once per job, j is proved
  * again on the CPU backend from EVAL through upto (EVAL or MSM: where the
  * calling thread's stages end) in a new staged job (the witness is still
- * held), and the result of that replaces rc. Other
+ * held; one at rest packed is made whole first, and without the memory for
+ * that rc stands), and the result of that replaces rc. Other
  * errors pass through. Called with the engine lock not held, by the
  * thread holding j.
  */
@@ -210,6 +207,13 @@ static int after_fault(struct zkp_engine *e, struct job *j, int rc, enum zkp_sta
 		return rc;
 	struct device *d = j->dev;
 	bool retry = e->cfg.fallback_cpu && !j->fell_back;
+	zkp_error uerr = { 0 };
+	if (retry && witness_whole(j, &uerr)) {
+		/* The device's fault stands; err still names it. */
+		zkp_log(ZKP_LOG_WARN, "job %" PRIu64 ": device fault on %s (%s), no CPU fallback: "
+				      "%s", j->id, d->name, err->msg, uerr.msg);
+		retry = false;
+	}
 	pthread_mutex_lock(&e->lock);
 	d->faults++;
 	if (retry)
@@ -370,6 +374,8 @@ static void *cpu_main(void *arg)
 			j->dev_eval = zkp_groth16_job_evaluated_on_device(j->gj);
 			j->witness_up = zkp_groth16_job_witness_bytes_up(j->gj);
 			j->witness_packed = j->witness_up < j->n_w * sizeof(zkp_fr);
+			witness_rest(e, j);
+			j->witness_rest = j->wpack_bytes;
 		}
 		if (rc)
 			rc = after_fault(e, j, rc, ZKP_STAGE_EVAL, &err);
@@ -585,8 +591,11 @@ static int make_result(struct job *j, const zkp_groth16_proof *proof, zkp_error 
 		j->inputs = malloc(n * 32);
 		if (!j->inputs)
 			return zkp_error_set(err, ZKP_ERR_NOMEM, "out of memory copying inputs");
-		for (size_t i = 0; i < n; i++)
-			zkp_fr_to_le(j->inputs + 32 * i, &j->w[1 + i]);
+		for (size_t i = 0; i < n; i++) {
+			zkp_fr v;
+			witness_values(j, &v, 1 + i, 2 + i);
+			zkp_fr_to_le(j->inputs + 32 * i, &v);
+		}
 	}
 	j->n_inputs = n;
 	return 0;

@@ -87,6 +87,12 @@ static void *g2_thread(void *arg)
 static int explain_failure(const zkp_pce *pce, const zkp_fr *w, const zkp_backend *be,
 			   zkp_pool *pool, zkp_error *err)
 {
+	if (!w)
+		return zkp_error_set(err, ZKP_ERR_DEVICE,
+				     "prove: the proof made on the %s backend does not verify "
+				     "against the key's own verifying key although that device "
+				     "found every row satisfied at eval: a device fault",
+				     be->ops->name);
 	uint64_t row = 0;
 	zkp_error e = { 0 };
 	int rc = zkp_pce_check(pce, w, &row, pool, &e);
@@ -117,6 +123,7 @@ struct zkp_groth16_job {
 	const zkp_pce *pce;
 	const zkp_groth16_pk *pk;
 	const zkp_fr *w;
+	zkp_fr *inputs; /* w[0, n_in), copied at eval: what verify reads */
 	zkp_backend *be;
 	zkp_backend *host_be; /* the B_G2 MSM's: be when host-visible, else own_host_be */
 	zkp_backend *own_host_be;
@@ -474,7 +481,7 @@ static int eval_on_device(zkp_groth16_job *job, zkp_error *err)
 	if (rc)
 		return rc;
 	span_begin(job, ZKP_GROTH16_SPAN_EVAL);
-	rc = zkp_backend_upload(be, &job->bufs[0], (size_t)m * sizeof(zkp_fr), job->w,
+	rc = zkp_backend_upload(be, &job->bufs[0], (size_t)m * sizeof(zkp_fr), job->inputs,
 				(size_t)n_in * sizeof(zkp_fr));
 	if (rc)
 		zkp_error_set(err, rc, "prove: uploading the inputs to backend %s failed",
@@ -555,7 +562,14 @@ int zkp_groth16_job_eval(zkp_groth16_job *job, zkp_error *err)
 	span_begin(job, ZKP_GROTH16_SPAN_EVAL);
 	job->dev_eval = !job->be->host_visible && job->rk && job->rk->has_circuit &&
 			job->rk->circuit == job->pce;
-	rc = job->dev_eval ? eval_on_device(job, err) : eval_on_host(job, err);
+	const uint64_t n_in = zkp_pce_get_dims(job->pce)->n_inputs;
+	job->inputs = malloc((size_t)n_in * sizeof(zkp_fr));
+	if (!job->inputs)
+		rc = zkp_error_set(err, ZKP_ERR_NOMEM, "prove: no memory for the inputs");
+	else
+		memcpy(job->inputs, job->w, (size_t)n_in * sizeof(zkp_fr));
+	if (!rc)
+		rc = job->dev_eval ? eval_on_device(job, err) : eval_on_host(job, err);
 	if (!rc)
 		observe(job, ZKP_GROTH16_STAGE_EVAL);
 	return leave(job, rc, JOB_EVAL);
@@ -831,9 +845,10 @@ int zkp_groth16_job_finish(zkp_groth16_job *job, zkp_groth16_proof *proof,
 		}
 		pvk = own_pvk;
 	}
-	rc = zkp_groth16_verify(pvk, job->w + 1, (size_t)(n_in - 1), &out_proof);
+	rc = zkp_groth16_verify(pvk, job->inputs + 1, (size_t)(n_in - 1), &out_proof);
 	if (rc == ZKP_GROTH16_INVALID) {
-		rc = explain_failure(job->pce, job->w, job->be, job->pool, err);
+		rc = explain_failure(job->pce, zkp_groth16_job_reads_witness(job) ? job->w : NULL,
+				     job->be, job->pool, err);
 		goto out;
 	}
 	if (rc) {
@@ -857,12 +872,18 @@ void zkp_groth16_job_free(zkp_groth16_job *job)
 		return;
 	release_all(job);
 	zkp_backend_free(job->own_host_be);
+	free(job->inputs);
 	free(job);
 }
 
 bool zkp_groth16_job_evaluated_on_device(const zkp_groth16_job *job)
 {
 	return job->dev_eval && job->state >= JOB_EVAL && job->state != JOB_FAILED;
+}
+
+bool zkp_groth16_job_reads_witness(const zkp_groth16_job *job)
+{
+	return !(zkp_groth16_job_evaluated_on_device(job) && job->rk->has_g2);
 }
 
 size_t zkp_groth16_job_witness_bytes_up(const zkp_groth16_job *job)
@@ -873,6 +894,9 @@ size_t zkp_groth16_job_witness_bytes_up(const zkp_groth16_job *job)
 int zkp_groth16_job_use_resident(zkp_groth16_job *job, const zkp_groth16_resident *rk)
 {
 	if (!rk || rk->pk != job->pk || rk->be != job->be || job->state >= JOB_MSM)
+		return ZKP_ERR_INVAL;
+	/* A device eval chose its path by this rk (zkp_groth16_job_reads_witness). */
+	if (zkp_groth16_job_evaluated_on_device(job) && rk != job->rk)
 		return ZKP_ERR_INVAL;
 	job->rk = rk;
 	return 0;

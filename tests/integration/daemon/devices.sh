@@ -132,6 +132,13 @@ check "witnesses evaluated on a device went up packed ($npacked lines)" \
 	test "$npacked" -eq "$(grep -c '(eval on the device)' two.log)" -a "$npacked" -ge 2
 check "a job evaluated on the host sent its witness whole" "$(grep -m1 'witness up' two.log)" \
 	grep -Eq 'device offhost:[01] witness up [0-9]+\.[0-9]{2} MiB whole ' two.log
+# With B_G2 on the device too, nothing on the host reads those witnesses
+# after eval: the host keeps them packed until the job ends.
+nheld=$(grep -Ec '\(eval on the device\) witness up [0-9]+\.[0-9]{2} MiB packed held [0-9]+\.[0-9]{2} MiB packed ' two.log)
+check "and the host kept them packed while the device had them ($nheld lines)" \
+	"$(grep -m1 'eval on the device' two.log)" test "$nheld" -eq "$npacked"
+check "and only they: jobs evaluated on the host kept theirs whole" \
+	"$(grep -m1 'MiB whole' two.log)" test "$(grep -c ' held [0-9.]* MiB packed' two.log)" -eq "$nheld"
 
 # Unload drops the resident keys; the next proofs make them again.
 run "$zkpctl" --connect "$addr" unload small
@@ -167,6 +174,18 @@ logged=$(grep -c "proving it again on the CPU backend" fallback.log || true)
 check "faults and fallbacks counted per device ($faults faults, $fallbacks fallbacks)" \
 	"status $faults/$fallbacks, log $logged" \
 	test "${fallbacks:-0}" -ge 1 -a "${fallbacks:-0}" -eq "$logged" -a "${faults:-0}" -eq "$logged"
+stop_zkpd
+
+# A wrong G1 MSM result on a device is found at VERIFY, when the host keeps
+# the witness packed: the CPU fallback unpacks it and proves there.
+ZKPD_TEST_OFFHOST_DEVICES=1 ZKPD_INJECT_DEVICE_CORRUPT_EVERY=3 start corrupt.log \
+	--config fallback.conf
+prove_all c 8
+check "with gpus.fallback_cpu every job with a wrong device result verifies" "$good of 8" \
+	test "$good" -eq 8
+nrest=$(grep -Ec 'proved on the CPU after a device fault\) witness up [0-9.]+ MiB packed held [0-9.]+ MiB packed ' corrupt.log || true)
+check "some of them had their witness unpacked from the host's packed copy ($nrest)" \
+	"$(grep -m1 'proved on the CPU' corrupt.log)" test "$nrest" -ge 1
 stop_zkpd
 
 # ---- device memory admission (gpus.device_memory) ----

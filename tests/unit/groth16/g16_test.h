@@ -22,6 +22,7 @@
 #endif
 
 #include "testutil.h"
+#include "test_fr.h"
 #include "zkpd/groth16.h"
 
 /* One temporary directory per test program: made by g16t_setup_tmp (a
@@ -46,14 +47,6 @@ static inline int g16t_teardown_tmp(void **state)
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g16t_tmpdir);
 	return system(cmd) == 0 ? 0 : -1;
-}
-
-static inline void g16t_rand_fr(zkp_fr *r)
-{
-	uint64_t w[2 * ZKP_FR_LIMBS];
-	for (int i = 0; i < 2 * ZKP_FR_LIMBS; i++)
-		w[i] = tu_rand64();
-	zkp_fr_from_wide(r, w);
 }
 
 static inline void g16t_g1(zkp_g1_affine *r, const zkp_fr *k)
@@ -82,10 +75,10 @@ struct g16t_setup {
 static inline void g16t_setup_new(struct g16t_setup *s, size_t n_public)
 {
 	memset(s, 0, sizeof(*s));
-	g16t_rand_fr(&s->alpha);
-	g16t_rand_fr(&s->beta);
-	g16t_rand_fr(&s->gamma);
-	g16t_rand_fr(&s->delta);
+	tu_rand_fr(&s->alpha);
+	tu_rand_fr(&s->beta);
+	tu_rand_fr(&s->gamma);
+	tu_rand_fr(&s->delta);
 	s->n_ic = n_public + 1;
 	s->u = malloc(s->n_ic * sizeof(*s->u));
 	zkp_groth16_vk_init(&s->vk);
@@ -95,7 +88,7 @@ static inline void g16t_setup_new(struct g16t_setup *s, size_t n_public)
 		exit(1);
 	}
 	for (size_t i = 0; i < s->n_ic; i++) {
-		g16t_rand_fr(&s->u[i]);
+		tu_rand_fr(&s->u[i]);
 		g16t_g1(&ic[i], &s->u[i]);
 	}
 	g16t_g1(&s->vk.alpha_g1, &s->alpha);
@@ -116,8 +109,8 @@ static inline void g16t_setup_free(struct g16t_setup *s)
 static inline void g16t_prove(zkp_groth16_proof *p, const struct g16t_setup *s, const zkp_fr *x)
 {
 	zkp_fr a, b, c, t, l = s->u[0];
-	g16t_rand_fr(&a);
-	g16t_rand_fr(&b);
+	tu_rand_fr(&a);
+	tu_rand_fr(&b);
 	for (size_t i = 1; i < s->n_ic; i++) {
 		zkp_fr_mul(&t, &x[i - 1], &s->u[i]);
 		zkp_fr_add(&l, &l, &t);

@@ -313,7 +313,7 @@ static void test_sapling_refusals(void **state)
 static void rand_g1s(zkp_g1_affine *p, size_t n)
 {
 	zkp_fr k;
-	g16t_rand_fr(&k);
+	tu_rand_fr(&k);
 	zkp_g1 acc, step;
 	zkp_g1_from_affine(&acc, &ZKP_G1_GENERATOR);
 	zkp_g1_mul_fr(&step, &acc, &k);
@@ -326,7 +326,7 @@ static void rand_g1s(zkp_g1_affine *p, size_t n)
 static void rand_g2s(zkp_g2_affine *p, size_t n)
 {
 	zkp_fr k;
-	g16t_rand_fr(&k);
+	tu_rand_fr(&k);
 	zkp_g2 acc, step;
 	zkp_g2_from_affine(&acc, &ZKP_G2_GENERATOR);
 	zkp_g2_mul_fr(&step, &acc, &k);

@@ -16,7 +16,7 @@
 static void rand_inputs(zkp_fr *x, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		g16t_rand_fr(&x[i]);
+		tu_rand_fr(&x[i]);
 }
 
 static zkp_groth16_pvk *prepare(const zkp_groth16_vk *vk)
@@ -121,7 +121,7 @@ static void test_tampering(void **state)
 		}
 		case 1: {
 			zkp_fr d;
-			g16t_rand_fr(&d);
+			tu_rand_fr(&d);
 			if (zkp_fr_is_zero(&d))
 				zkp_fr_set_one(&d);
 			size_t j = tu_rand64() % NPUB;
@@ -223,7 +223,7 @@ static void test_proof_bytes(void **state)
 	struct g16t_setup s;
 	g16t_setup_new(&s, 1);
 	zkp_fr x;
-	g16t_rand_fr(&x);
+	tu_rand_fr(&x);
 	zkp_groth16_proof p[3], q[3];
 	uint8_t buf[3 * ZKP_GROTH16_PROOF_BYTES];
 	for (int i = 0; i < 3; i++) {

@@ -47,9 +47,9 @@ static void random_circuit_wide(struct g16t_circuit *c, size_t n_inputs, size_t 
 	assert_non_null(c->w);
 	zkp_fr_set_one(&c->w[0]);
 	for (size_t i = 1; i < n_inputs + 2; i++)
-		g16t_rand_fr(&c->w[i]);
+		tu_rand_fr(&c->w[i]);
 	for (size_t i = c->n_w - extra; i < c->n_w; i++)
-		g16t_rand_fr(&c->w[i]);
+		tu_rand_fr(&c->w[i]);
 	assert_int_equal(zkp_pce_builder_new(&b, n_inputs, n_aux), 0);
 	size_t known = n_inputs + 2;
 	for (size_t r = 0; r < rows; r++) {
@@ -65,7 +65,7 @@ static void random_circuit_wide(struct g16t_circuit *c, size_t n_inputs, size_t 
 			if (tu_rand64() % 2)
 				zkp_fr_set_one(&ta[k].coeff);
 			else
-				g16t_rand_fr(&ta[k].coeff);
+				tu_rand_fr(&ta[k].coeff);
 			zkp_fr_mul(&t, &ta[k].coeff, &c->w[ta[k].col]);
 			zkp_fr_add(&av, &av, &t);
 		}
@@ -79,7 +79,7 @@ static void random_circuit_wide(struct g16t_circuit *c, size_t n_inputs, size_t 
 		}
 		/* c_col * coeff = av * bv */
 		tc[0].col = (uint32_t)known;
-		g16t_rand_fr(&tc[0].coeff);
+		tu_rand_fr(&tc[0].coeff);
 		zkp_fr_mul(&t, &av, &bv);
 		zkp_fr inv;
 		zkp_fr_inv(&inv, &tc[0].coeff);
@@ -392,6 +392,78 @@ static void run_stages(zkp_groth16_job *job, zkp_groth16_proof *p, const char *w
 		fail_msg("%s: %s", what, zkp_error_text(&err, rc));
 }
 
+/* After an eval on the device with B_G2 resident there, the job reads
+ * its witness no more: a copy of the witness spoilt right after eval
+ * still gives a proof that verifies, and a wrong device result is then
+ * a device fault that names the device's row check. Without B_G2 on the
+ * device the job still reads the witness. */
+static void witness_read_no_more(const struct g16t_circuit *c, const zkp_groth16_pk *pk,
+				 const zkp_groth16_resident *rk, zkp_backend *dev, zkp_pool *pool)
+{
+	zkp_error err = { 0 };
+	zkp_groth16_job *job;
+	zkp_groth16_proof p;
+	size_t bytes = c->n_w * sizeof(zkp_fr);
+	zkp_fr *w = malloc(bytes);
+	assert_non_null(w);
+	memcpy(w, c->w, bytes);
+	assert_int_equal(zkp_groth16_job_new(&job, c->pce, pk, w, c->n_w, dev, pool, &err), 0);
+	assert_int_equal(zkp_groth16_job_use_resident(job, rk), 0);
+	assert_true(zkp_groth16_job_reads_witness(job));
+	assert_int_equal(zkp_groth16_job_eval(job, &err), 0);
+	assert_false(zkp_groth16_job_reads_witness(job));
+	memset(w, 0xa5, bytes);
+	/* Its path was chosen by rk: another copy is refused now, rk again not. */
+	zkp_groth16_resident *other;
+	assert_int_equal(zkp_groth16_resident_new(&other, pk, dev, false, &err), 0);
+	assert_int_equal(zkp_groth16_job_use_resident(job, other), ZKP_ERR_INVAL);
+	assert_int_equal(zkp_groth16_job_use_resident(job, rk), 0);
+	assert_false(zkp_groth16_job_reads_witness(job));
+	zkp_groth16_resident_free(other);
+	assert_int_equal(zkp_groth16_job_ntt(job, &err), 0);
+	assert_int_equal(zkp_groth16_job_msm(job, &err), 0);
+	int rc = zkp_groth16_job_finish(job, &p, NULL, &err);
+	if (rc)
+		fail_msg("prove after the witness was spoilt: %s", zkp_error_text(&err, rc));
+	zkp_groth16_job_free(job);
+	assert_int_equal(verify(&pk->vk, c, NULL, &p), 0);
+
+	/* Every G1 MSM wrong: the proof does not verify, and nothing is left
+	 * on the host to check the rows with. */
+	zkp_backend *bad;
+	zkp_groth16_resident *rk_bad;
+	assert_int_equal(zkp_backend_corrupting_new(&bad, dev, 1), 0);
+	assert_int_equal(zkp_groth16_resident_new(&rk_bad, pk, bad, true, &err), 0);
+	assert_int_equal(zkp_groth16_resident_hold_circuit(rk_bad, c->pce, &err), 0);
+	memcpy(w, c->w, bytes);
+	assert_int_equal(zkp_groth16_job_new(&job, c->pce, pk, w, c->n_w, bad, pool, &err), 0);
+	assert_int_equal(zkp_groth16_job_use_resident(job, rk_bad), 0);
+	assert_int_equal(zkp_groth16_job_eval(job, &err), 0);
+	memset(w, 0xa5, bytes);
+	assert_int_equal(zkp_groth16_job_ntt(job, &err), 0);
+	assert_int_equal(zkp_groth16_job_msm(job, &err), 0);
+	assert_int_equal(zkp_groth16_job_finish(job, &p, NULL, &err), ZKP_ERR_DEVICE);
+	assert_non_null(strstr(err.msg, "found every row satisfied at eval"));
+	zkp_groth16_job_free(job);
+	zkp_groth16_resident_free(rk_bad);
+	zkp_backend_free(bad);
+
+	/* B_G2 left to the host: it reads the witness at the MSMs. */
+	zkp_groth16_resident *rk_g1;
+	assert_int_equal(zkp_groth16_resident_new(&rk_g1, pk, dev, false, &err), 0);
+	assert_int_equal(zkp_groth16_resident_hold_circuit(rk_g1, c->pce, &err), 0);
+	memcpy(w, c->w, bytes);
+	assert_int_equal(zkp_groth16_job_new(&job, c->pce, pk, w, c->n_w, dev, pool, &err), 0);
+	assert_int_equal(zkp_groth16_job_use_resident(job, rk_g1), 0);
+	run_stages(job, &p, "device eval, B_G2 on the host");
+	assert_true(zkp_groth16_job_evaluated_on_device(job));
+	assert_true(zkp_groth16_job_reads_witness(job));
+	zkp_groth16_job_free(job);
+	assert_int_equal(verify(&pk->vk, c, NULL, &p), 0);
+	zkp_groth16_resident_free(rk_g1);
+	free(w);
+}
+
 /* The offhost double hides its memory: what a buffer holds differs from
  * what was uploaded, and only download gives it back. */
 static void test_offhost_hides(void **state)
@@ -404,7 +476,7 @@ static void test_offhost_hides(void **state)
 	assert_false(oh->host_visible);
 	zkp_fr in[8], out[8];
 	for (int i = 0; i < 8; i++)
-		g16t_rand_fr(&in[i]);
+		tu_rand_fr(&in[i]);
 	zkp_dbuf b = { 0 }, v;
 	assert_int_equal(zkp_backend_import_host(oh, &b, in, sizeof(in)), 0);
 	assert_true(b.owned);
@@ -485,6 +557,7 @@ static void test_device_backend(void **state)
 				 0);
 		assert_int_equal(zkp_groth16_job_use_resident(job, rk_g1), 0);
 		run_stages(job, &p, "staged prove on offhost, B_G2 on the host");
+		assert_true(zkp_groth16_job_reads_witness(job));
 		/* Eval on the host: the whole witness goes up after a, b, c. */
 		assert_int_equal(zkp_groth16_job_witness_bytes_up(job), c.n_w * sizeof(zkp_fr));
 		zkp_groth16_job_free(job);
@@ -497,7 +570,9 @@ static void test_device_backend(void **state)
 		/* A resident copy on another backend is refused. */
 		assert_int_equal(zkp_groth16_job_use_resident(job, rk_cpu), ZKP_ERR_INVAL);
 		assert_int_equal(zkp_groth16_job_use_resident(job, rk), 0);
+		assert_true(zkp_groth16_job_reads_witness(job));
 		run_stages(job, &p, "staged prove on offhost");
+		assert_true(zkp_groth16_job_reads_witness(job)); /* eval ran on the host */
 		assert_int_equal(zkp_groth16_job_use_resident(job, rk), ZKP_ERR_INVAL);
 		zkp_groth16_job_free(job);
 		assert_int_equal(verify(&pk.vk, &c, NULL, &p), 0);
@@ -514,6 +589,7 @@ static void test_device_backend(void **state)
 				 0);
 		assert_int_equal(zkp_groth16_job_use_resident(job, rk), 0);
 		run_stages(job, &p, "prove with device eval on offhost");
+		assert_false(zkp_groth16_job_reads_witness(job));
 		zkp_groth16_prove_times t;
 		zkp_groth16_job_times(job, &t);
 		assert_true(t.span[ZKP_GROTH16_SPAN_UPLOAD] > 0 && t.span[ZKP_GROTH16_SPAN_SAT_CHECK] > 0);
@@ -531,6 +607,7 @@ static void test_device_backend(void **state)
 			assert_true(use_packed);
 		zkp_groth16_job_free(job);
 		assert_int_equal(verify(&pk.vk, &c, NULL, &p), 0);
+		witness_read_no_more(&c, &pk, rk, oh, e.pool);
 		/* A witness that breaks a row is named there. */
 		zkp_fr *bad_w = malloc(c.n_w * sizeof(zkp_fr));
 		uint64_t want_row = 0;
