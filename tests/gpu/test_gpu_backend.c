@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "test_fr.h"
 #include "zkpd/backend.h"
 #include "zkpd/backend_cuda.h"
 #include "zkpd/error.h"
@@ -39,14 +40,6 @@ static void check(int ok, const char *what, size_t arg)
 	checks++;
 	if (!ok && failures++ < 20)
 		fprintf(stderr, "FAIL %s (%zu)\n", what, arg);
-}
-
-static void rand_fr(zkp_fr *r)
-{
-	uint64_t w[8];
-	for (int i = 0; i < 8; i++)
-		w[i] = tu_rand64();
-	zkp_fr_from_wide(r, w);
 }
 
 /* A device copy of host data; aborts the test on failure. */
@@ -71,7 +64,7 @@ static void test_ntt(void)
 		zkp_ntt_domain d;
 		void *mem = aligned_alloc(64, (zkp_ntt_domain_mem_size(lg) + 63) & ~(size_t)63);
 		zkp_fr shift;
-		rand_fr(&shift);
+		tu_rand_fr(&shift);
 		check(zkp_ntt_domain_init(&d, lg, li % 2 ? ZKP_NTT_ROOTS_SNARKJS :
 				ZKP_NTT_ROOTS_BELLMAN, li % 3 ? &shift : NULL, mem, pool) == 0,
 		      "domain", lg);
@@ -82,7 +75,7 @@ static void test_ntt(void)
 					      o & 4 ? ZKP_NTT_BITREV : ZKP_NTT_NATURAL,
 					      o & 8 ? ZKP_NTT_BITREV : ZKP_NTT_NATURAL };
 			for (size_t i = 0; i < d.n; i++)
-				rand_fr(&x[i]);
+				tu_rand_fr(&x[i]);
 			zkp_dbuf dg;
 			check(zkp_backend_alloc(gpu, &dg, bytes) == 0, "alloc", bytes);
 			check(zkp_backend_upload(gpu, &dg, 0, x, bytes) == 0, "upload", bytes);
@@ -111,12 +104,12 @@ static void test_h(void)
 	zkp_fr *a = malloc(bytes), *b = malloc(bytes + pad), *c = malloc(bytes + pad);
 	zkp_fr *got = malloc(bytes), *want = malloc(bytes);
 	zkp_fr z;
-	rand_fr(&z);
+	tu_rand_fr(&z);
 	for (size_t i = 0; i < n; i++)
-		rand_fr(&a[i]);
+		tu_rand_fr(&a[i]);
 	for (size_t i = 0; i < n + 5; i++) {
-		rand_fr(&b[i]);
-		rand_fr(&c[i]);
+		tu_rand_fr(&b[i]);
+		tu_rand_fr(&c[i]);
 	}
 	for (int mode = 0; mode < 4; mode++) {
 		bool scaled = mode & 1, with_c = mode & 2;
@@ -171,11 +164,11 @@ static void test_h_coeffs(void)
 		unsigned lg = logs[k];
 		size_t n = (size_t)1 << lg, bytes = n * sizeof(zkp_fr), pad = 3 * sizeof(zkp_fr);
 		zkp_fr *a = malloc(bytes), *c = malloc(bytes + pad), *got = malloc(bytes), z;
-		rand_fr(&z);
+		tu_rand_fr(&z);
 		for (size_t i = 0; i < n; i++)
-			rand_fr(&a[i]);
+			tu_rand_fr(&a[i]);
 		for (size_t i = 0; i < n + 3; i++)
-			rand_fr(&c[i]);
+			tu_rand_fr(&c[i]);
 		for (int scaled = 0; scaled < 2; scaled++) {
 			const zkp_fr *scale = scaled ? &z : NULL;
 			zkp_dbuf da = to_gpu(a, bytes), dc = to_gpu(c, bytes + pad), vc, ca, cc;
@@ -260,7 +253,7 @@ static zkp_g1_affine *points(size_t n)
 	zkp_g1 *j = malloc(n * sizeof(*j));
 	zkp_fp *s = malloc(n * sizeof(*s));
 	zkp_fr k;
-	rand_fr(&k);
+	tu_rand_fr(&k);
 	zkp_g1 q;
 	zkp_g1_from_affine(&q, &ZKP_G1_GENERATOR);
 	zkp_g1_mul_fr(&q, &q, &k);
@@ -293,7 +286,7 @@ static void fill_scalars(zkp_fr *s, size_t n, enum kind k)
 		else if ((k == ZERO_ONE || k == WITNESS) && r < 95)
 			zkp_fr_set_one(&s[i]);
 		else
-			rand_fr(&s[i]);
+			tu_rand_fr(&s[i]);
 	}
 }
 
@@ -414,7 +407,7 @@ static zkp_g2_affine *points_g2(size_t n)
 	zkp_g2 *j = malloc(n * sizeof(*j));
 	zkp_fp2 *s = malloc(n * sizeof(*s));
 	zkp_fr k;
-	rand_fr(&k);
+	tu_rand_fr(&k);
 	zkp_g2 q;
 	zkp_g2_from_affine(&q, &ZKP_G2_GENERATOR);
 	zkp_g2_mul_fr(&q, &q, &k);
@@ -463,7 +456,7 @@ static void fb_scalars(zkp_fr *s, size_t n)
 		case 0: zkp_fr_set_zero(&s[i]); break;
 		case 1: zkp_fr_set_one(&s[i]); break;
 		case 2: zkp_fr_set_one(&s[i]); zkp_fr_neg(&s[i], &s[i]); break;
-		default: rand_fr(&s[i]);
+		default: tu_rand_fr(&s[i]);
 		}
 	}
 }
@@ -644,7 +637,7 @@ static void test_busy(void)
 	size_t n = (size_t)1 << LOG;
 	zkp_fr *h = malloc(n * sizeof(*h));
 	for (size_t i = 0; i < n; i++)
-		rand_fr(&h[i]);
+		tu_rand_fr(&h[i]);
 	check(zkp_backend_sync(gpu) == 0, "sync", 0);
 	double b0 = busy();
 	zkp_dbuf x = to_gpu(h, n * sizeof(*h));

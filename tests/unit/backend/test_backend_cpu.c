@@ -11,19 +11,12 @@
 #include <cmocka.h>
 
 #include "testutil.h"
+#include "test_fr.h"
 #include "zkpd/backend.h"
 #include "zkpd/error.h"
 
 static zkp_pool *pool;
 static zkp_backend *be;
-
-static void rand_fr(zkp_fr *r)
-{
-	uint64_t w[8];
-	for (int i = 0; i < 8; i++)
-		w[i] = tu_rand64();
-	zkp_fr_from_wide(r, w);
-}
 
 static void test_buffers(void **state)
 {
@@ -69,7 +62,7 @@ static void test_ntt_matches_layer(void **state)
 	assert_int_equal(zkp_ntt_domain_init(&d, log_n, ZKP_NTT_ROOTS_SNARKJS, NULL, mem, pool), 0);
 	zkp_fr *x = malloc(n * sizeof(zkp_fr)), *y = malloc(n * sizeof(zkp_fr));
 	for (size_t i = 0; i < n; i++)
-		rand_fr(&x[i]);
+		tu_rand_fr(&x[i]);
 	zkp_dbuf b;
 	assert_int_equal(zkp_backend_alloc(be, &b, n * sizeof(zkp_fr)), 0);
 	assert_int_equal(zkp_backend_upload(be, &b, 0, x, n * sizeof(zkp_fr)), 0);
@@ -99,7 +92,7 @@ static void test_h_steps(void **state)
 	size_t n = (size_t)1 << log_n, bytes = n * sizeof(zkp_fr);
 	zkp_fr *x = malloc(bytes), *y = malloc(bytes), *z = malloc(bytes), *ref = malloc(bytes);
 	zkp_fr s;
-	rand_fr(&s);
+	tu_rand_fr(&s);
 	zkp_dbuf a, b, c;
 	assert_int_equal(zkp_backend_alloc(be, &a, bytes), 0);
 	assert_int_equal(zkp_backend_alloc(be, &b, bytes), 0);
@@ -107,9 +100,9 @@ static void test_h_steps(void **state)
 	for (int mode = 0; mode < 4; mode++) {
 		bool with_c = mode & 1, scaled = mode & 2;
 		for (size_t i = 0; i < n; i++) {
-			rand_fr(&x[i]);
-			rand_fr(&y[i]);
-			rand_fr(&z[i]);
+			tu_rand_fr(&x[i]);
+			tu_rand_fr(&y[i]);
+			tu_rand_fr(&z[i]);
 			zkp_fr_mul(&ref[i], &x[i], &y[i]);
 			if (with_c)
 				zkp_fr_sub(&ref[i], &ref[i], &z[i]);
@@ -160,7 +153,7 @@ static void test_msm_matches_layer(void **state)
 	zkp_g1_from_affine(&gen1, &ZKP_G1_GENERATOR);
 	zkp_g2_from_affine(&gen2, &ZKP_G2_GENERATOR);
 	zkp_fr k;
-	rand_fr(&k);
+	tu_rand_fr(&k);
 	zkp_g1_mul_fr(&acc1, &gen1, &k);
 	zkp_g2_mul_fr(&acc2, &gen2, &k);
 	for (size_t i = 0; i < n; i++) {
@@ -168,7 +161,7 @@ static void test_msm_matches_layer(void **state)
 		zkp_g2_to_affine(&p2[i], &acc2);
 		zkp_g1_add(&acc1, &acc1, &gen1);
 		zkp_g2_add(&acc2, &acc2, &gen2);
-		rand_fr(&s[i]);
+		tu_rand_fr(&s[i]);
 	}
 	uint64_t density[5] = { 0 };
 	size_t set = 0;

@@ -17,19 +17,12 @@
 #include <cmocka.h>
 
 #include "testutil.h"
+#include "test_fr.h"
 #include "zkpd/backend.h"
 #include "zkpd/bitpack.h"
 #include "zkpd/error.h"
 
 static zkp_pool *pool;
-
-static void rand_fr(zkp_fr *r)
-{
-	uint64_t w[8];
-	for (int i = 0; i < 8; i++)
-		w[i] = tu_rand64();
-	zkp_fr_from_wide(r, w);
-}
 
 /* Mixes: percent of values that are dense, the rest 0 or 1 at random;
  * every 17th dense value is one of the near misses. */
@@ -46,7 +39,7 @@ static zkp_fr *make_vector(size_t n, unsigned dense_pct)
 				memset(&v[i], 0, sizeof(v[i]));
 			continue;
 		}
-		rand_fr(&v[i]);
+		tu_rand_fr(&v[i]);
 		switch ((r >> 24) % 17) {
 		case 0: /* the canonical 1, not 1 in Montgomery form */
 			memset(&v[i], 0, sizeof(v[i]));

@@ -48,6 +48,7 @@
 
 extern "C" {
 #include "testutil.h"
+#include "test_fr.h"
 #include "zkpd/ec.h"
 #include "zkpd/ff.h"
 #include "zkpd/backend.h"
@@ -87,14 +88,6 @@ static void rand_fp(zkp_fp *r)
 	zkp_fp_from_wide(r, w);
 }
 
-static void rand_fr(zkp_fr *r)
-{
-	uint64_t w[8];
-	for (int i = 0; i < 8; i++)
-		w[i] = tu_rand64();
-	zkp_fr_from_wide(r, w);
-}
-
 /* Montgomery limbs whose 32-bit halves are all zeros or all ones, below
  * the modulus (the top limb masked under its top bits): the values that
  * carry or borrow through every limb of a chain. */
@@ -125,7 +118,7 @@ static void pick_fr(zkp_fr *r)
 	case 1: zkp_fr_set_one(r); break;
 	case 2: zkp_fr_set_one(r); zkp_fr_neg(r, r); break;
 	case 3: carry_heavy(r->l, 4, 0x3fffffffffffffffULL); break;
-	default: rand_fr(r);
+	default: tu_rand_fr(r);
 	}
 }
 
@@ -598,7 +591,7 @@ struct tg2 {
 template <class G> static std::vector<typename G::affine> point_pool(size_t npts)
 {
 	zkp_fr k;
-	rand_fr(&k);
+	tu_rand_fr(&k);
 	typename G::jac q, acc;
 	G::from_affine(&q, G::gen());
 	G::mul_fr(&q, &q, &k);
@@ -748,7 +741,7 @@ template <class G> static void test_fixed_base(size_t n)
 			zkp_fr_from_limbs(&sc[i], l);
 			break;
 		}
-		default: rand_fr(&sc[i]);
+		default: tu_rand_fr(&sc[i]);
 		}
 	}
 	std::vector<typename G::affine> want(n);
@@ -919,7 +912,7 @@ static void test_unpack(void)
 		else if (r == 1)
 			mixed[i] = ZKP_FR_ONE;
 		else
-			rand_fr(&mixed[i]);
+			tu_rand_fr(&mixed[i]);
 	}
 	const std::vector<zkp_fr> *vs[] = { &w, &mixed };
 	for (int k = 0; k < 2; k++) {
@@ -1259,7 +1252,7 @@ static void fill_scalars(zkp_fr *s, size_t n, enum scalar_kind kind)
 		else if ((kind == WITNESS && r < 95) || (kind == MIXED && r < 25))
 			zkp_fr_set_one(&s[i]);
 		else if (kind == RANDOM)
-			rand_fr(&s[i]);
+			tu_rand_fr(&s[i]);
 		else
 			pick_fr(&s[i]);
 	}
@@ -1354,7 +1347,7 @@ enum skew_kind { ALL_EQUAL, FEW_VALUES, SMALL_INTS, HOT_AND_UNIFORM };
 static void fill_skewed(zkp_fr *s, size_t n, enum skew_kind kind)
 {
 	zkp_fr hot, minus1, minus2, two;
-	rand_fr(&hot);
+	tu_rand_fr(&hot);
 	zkp_fr_set_one(&minus1);
 	zkp_fr_neg(&minus1, &minus1);
 	zkp_fr_set_one(&two);
@@ -1376,7 +1369,7 @@ static void fill_skewed(zkp_fr *s, size_t n, enum skew_kind kind)
 		}
 		case HOT_AND_UNIFORM:
 			if (r < 10)
-				rand_fr(&s[i]);
+				tu_rand_fr(&s[i]);
 			else if (r < 15)
 				zkp_fr_set_zero(&s[i]);
 			else if (r < 20)
@@ -1617,7 +1610,7 @@ static void test_ntt(void)
 		std::vector<zkp_fr> mem(zkp_ntt_domain_mem_size(log_n) / sizeof(zkp_fr));
 		enum zkp_ntt_roots roots = log_n % 2 ? ZKP_NTT_ROOTS_BELLMAN : ZKP_NTT_ROOTS_SNARKJS;
 		zkp_fr shift;
-		rand_fr(&shift);
+		tu_rand_fr(&shift);
 		check(zkp_ntt_domain_init(&d, log_n, roots, log_n % 3 ? NULL : &shift, mem.data(),
 					  NULL) == 0,
 		      "ntt domain", log_n);

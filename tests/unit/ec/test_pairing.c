@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "testutil.h"
+#include "test_fr.h"
 #include "zkpd/ec.h"
 #include "zkpd/pairing.h"
 
@@ -56,14 +57,6 @@ static void g2_from_hex(zkp_g2_affine *r, const char *hex)
 	uint8_t buf[ZKP_G2_COMPRESSED_BYTES];
 	assert_int_equal(tu_hex_to_bytes(buf, sizeof(buf), hex), (int)sizeof(buf));
 	assert_int_equal(zkp_g2_uncompress(r, buf), 0);
-}
-
-static void rand_fr(zkp_fr *r)
-{
-	uint64_t w[2 * ZKP_FR_LIMBS];
-	for (size_t i = 0; i < 2 * ZKP_FR_LIMBS; i++)
-		w[i] = tu_rand64();
-	zkp_fr_from_wide(r, w);
 }
 
 /* [k]G1 and [k]G2 as affine points, through the ec layer. */
@@ -164,8 +157,8 @@ static void test_bilinearity_random(void **state)
 	zkp_pairing(&base, &ZKP_G1_GENERATOR, &ZKP_G2_GENERATOR);
 	for (int i = 0; i < 3; i++) {
 		zkp_fr a, b, ab;
-		rand_fr(&a);
-		rand_fr(&b);
+		tu_rand_fr(&a);
+		tu_rand_fr(&b);
 		zkp_fr_mul(&ab, &a, &b);
 		zkp_g1_affine ap;
 		zkp_g2_affine bq, aq;
@@ -204,7 +197,7 @@ static void test_non_degenerate_and_order(void **state)
 	(void)state;
 	zkp_fp12 e, t;
 	zkp_fr k;
-	rand_fr(&k);
+	tu_rand_fr(&k);
 	zkp_g1_affine p;
 	g1_mul_gen(&p, &k);
 	zkp_pairing(&e, &p, &ZKP_G2_GENERATOR);
@@ -307,7 +300,7 @@ static void test_multi_miller_chunks(void **state)
 	zkp_fr sum, a, b, t;
 	zkp_fr_set_zero(&sum);
 	for (size_t i = 0; i < N - 1; i++) {
-		rand_fr(&a);
+		tu_rand_fr(&a);
 		/* only a few distinct G2 points keep the setup cheap */
 		zkp_fr_set_u64(&b, 1 + i % 3);
 		zkp_fr_mul(&t, &a, &b);
@@ -343,13 +336,13 @@ static void test_groth16_shape(void **state)
 	static zkp_g2_prepared prep[3];
 	for (int round = 0; round < 3; round++) {
 		zkp_fr a, b, al, be, ga, de, l, c, t, u;
-		rand_fr(&a);
-		rand_fr(&b);
-		rand_fr(&al);
-		rand_fr(&be);
-		rand_fr(&ga);
-		rand_fr(&de);
-		rand_fr(&l);
+		tu_rand_fr(&a);
+		tu_rand_fr(&b);
+		tu_rand_fr(&al);
+		tu_rand_fr(&be);
+		tu_rand_fr(&ga);
+		tu_rand_fr(&de);
+		tu_rand_fr(&l);
 		zkp_fr_mul(&t, &a, &b);
 		zkp_fr_mul(&u, &al, &be);
 		zkp_fr_sub(&t, &t, &u);

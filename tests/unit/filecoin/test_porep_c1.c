@@ -25,6 +25,7 @@
 #include <openssl/evp.h>
 
 #include "testutil.h"
+#include "test_fr.h"
 #include "zkpd/fil_sha256.h"
 #include "zkpd/porep_c1.h"
 #include "zkpd/porep_dev.h"
@@ -32,14 +33,6 @@
 #include "zkpd/poseidon.h"
 
 /* ---- building C1s ---- */
-
-static void rand_fr(zkp_fr *out)
-{
-	uint64_t w[8];
-	for (int i = 0; i < 8; i++)
-		w[i] = tu_rand64();
-	zkp_fr_from_wide(out, w);
-}
 
 static zkp_porep_c1 *c1_alloc(uint64_t bytes, const char *registered, unsigned partitions)
 {
@@ -112,7 +105,7 @@ static void random_path(const zkp_tree_shape *t, uint64_t idx, zkp_path *p)
 		p->index[l] = (uint8_t)(idx % a);
 		idx /= a;
 		for (unsigned j = 0; j + 1 < a; j++)
-			rand_fr(&p->siblings[s++]);
+			tu_rand_fr(&p->siblings[s++]);
 	}
 }
 
@@ -129,9 +122,9 @@ static zkp_porep_c1 *random_c1(uint64_t bytes, const char *registered, unsigned 
 	tu_rand_bytes(b, 32);
 	b[31] &= 0x3f;
 	assert_int_equal(zkp_fr_from_le(&comm_d, b), 0);
-	rand_fr(&replica_id);
-	rand_fr(&comm_c);
-	rand_fr(&comm_r_last);
+	tu_rand_fr(&replica_id);
+	tu_rand_fr(&comm_c);
+	tu_rand_fr(&comm_r_last);
 	c1_commitments(c1, &replica_id, &comm_d, &comm_c, &comm_r_last);
 	const unsigned L = c1->shape.layers;
 	for (size_t j = 0; j < (size_t)partitions * c1->challenges; j++) {
@@ -139,18 +132,18 @@ static zkp_porep_c1 *random_c1(uint64_t bytes, const char *registered, unsigned 
 		uint64_t node = 1 + tu_rand64() % (c1->shape.nodes - 1);
 		c->ch.node = node;
 		c->column_index = (uint32_t)node;
-		rand_fr(&c->ch.data_leaf);
-		rand_fr(&c->comm_r_last_leaf);
+		tu_rand_fr(&c->ch.data_leaf);
+		tu_rand_fr(&c->comm_r_last_leaf);
 		random_path(&td, node, &c->ch.comm_d_path);
 		random_path(&tcr, node, &c->ch.comm_r_last_path);
 		random_path(&tcr, node, &c->ch.comm_c_path);
 		for (unsigned l = 0; l < L; l++)
-			rand_fr(&c->column_rows[l]);
+			tu_rand_fr(&c->column_rows[l]);
 		for (unsigned p = 0; p < ZKP_POREP_PARENTS; p++) {
 			c->parent_nodes[p] = (uint32_t)(tu_rand64() % c1->shape.nodes);
 			random_path(&tcr, c->parent_nodes[p], &c->ch.parent_paths[p]);
 			for (unsigned l = 0; l < L; l++)
-				rand_fr(&c->ch.parent_rows[p][l]);
+				tu_rand_fr(&c->ch.parent_rows[p][l]);
 		}
 		c->roots[0] = comm_d;
 		c->roots[1] = comm_r_last;

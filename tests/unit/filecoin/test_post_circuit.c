@@ -19,19 +19,12 @@
 
 #include "harness.h"
 #include "testutil.h"
+#include "test_fr.h"
 #include "zkpd/porep_c1.h"
 #include "zkpd/porep_seal.h"
 #include "zkpd/post.h"
 #include "zkpd/post_vanilla.h"
 #include "zkpd/rng.h"
-
-static void rand_fr(zkp_fr *out)
-{
-	uint64_t wide[8];
-	for (int i = 0; i < 8; i++)
-		wide[i] = tu_rand64();
-	zkp_fr_from_wide(out, wide);
-}
 
 static void post_gadget(zkp_cs *cs, void *ctx)
 {
@@ -140,8 +133,8 @@ static void dev_sector(struct dev_sector *d, const zkp_post_shape *s, zkp_post_s
 	zkp_fr *data = malloc(s->nodes * sizeof(zkp_fr)), rid;
 	assert_non_null(data);
 	for (uint64_t n = 0; n < s->nodes; n++)
-		rand_fr(&data[n]);
-	rand_fr(&rid);
+		tu_rand_fr(&data[n]);
+	tu_rand_fr(&rid);
 	struct parents p = { .nodes = s->nodes };
 	zkp_rng_seed(&p.rng, tu_rand64());
 	zkp_error err = { 0 };

@@ -30,6 +30,7 @@
 #include <openssl/evp.h>
 
 #include "testutil.h"
+#include "test_fr.h"
 #include "zkpd/poseidon.h"
 #include "zkpd/post_vanilla.h"
 
@@ -431,14 +432,6 @@ struct tree {
 	zkp_fr *node[8]; /* node[0] the leaves, node[levels][0] the root */
 };
 
-static void rand_fr(zkp_fr *out)
-{
-	uint64_t w[8];
-	for (int i = 0; i < 8; i++)
-		w[i] = tu_rand64();
-	zkp_fr_from_wide(out, w);
-}
-
 static void tree_build(struct tree *tr, const zkp_tree_shape *t)
 {
 	tr->t = *t;
@@ -449,7 +442,7 @@ static void tree_build(struct tree *tr, const zkp_tree_shape *t)
 		n *= zkp_tree_level_arity(t, l);
 	tr->node[0] = malloc(n * sizeof(zkp_fr));
 	for (size_t i = 0; i < n; i++)
-		rand_fr(&tr->node[0][i]);
+		tu_rand_fr(&tr->node[0][i]);
 	for (unsigned l = 0; l < tr->levels; l++) {
 		unsigned a = zkp_tree_level_arity(t, l);
 		const zkp_poseidon_consts *pc;
@@ -557,7 +550,7 @@ static void test_other_shapes(void **state)
 			leaves[i] = tu_rand64() % nleaves;
 		leaves[0] = nleaves - 1;
 		zkp_fr comm_c;
-		rand_fr(&comm_c);
+		tu_rand_fr(&comm_c);
 		size_t len;
 		uint8_t *b = encode(&tr, 77 + k, &comm_c, leaves, n, &len);
 

@@ -18,6 +18,7 @@
 
 #include "harness.h"
 #include "testutil.h"
+#include "test_fr.h"
 #include "zkpd/porep_dev.h"
 #include "zkpd/snap.h"
 #include "zkpd/snap_dev.h"
@@ -62,14 +63,6 @@ static void test_32g(void **state)
 	assert_int_equal(r.rows, 81049499);
 }
 
-static void rand_fr(zkp_fr *out)
-{
-	uint64_t wide[8];
-	for (int i = 0; i < 8; i++)
-		wide[i] = tu_rand64();
-	zkp_fr_from_wide(out, wide);
-}
-
 
 /* A development sector (random data sealed over a random graph, porep_dev.h)
  * updated with random data. */
@@ -83,7 +76,7 @@ static zkp_snap_dev *dev_update(const zkp_snap_shape *s, zkp_porep_dev **sec, un
 	zkp_fr *data = malloc(s->nodes * sizeof(zkp_fr));
 	assert_non_null(data);
 	for (uint64_t n = 0; n < s->nodes; n++)
-		rand_fr(&data[n]);
+		tu_rand_fr(&data[n]);
 	zkp_snap_dev *d;
 	if (zkp_snap_dev_new(&d, s, zkp_porep_dev_sector(*sec), data, h, &err))
 		fail_msg("%s", err.msg);
@@ -167,7 +160,7 @@ static void test_challenges(void **state)
 	zkp_error err = { 0 };
 	assert_int_equal(zkp_snap_shape_for_size(&s, 32ULL << 30, &err), 0);
 	zkp_fr c;
-	rand_fr(&c);
+	tu_rand_fr(&c);
 	uint64_t a[86], b[86];
 	for (unsigned k = 0; k < s.partitions; k++) {
 		assert_int_equal(zkp_snap_challenges(a, &s, &c, k, &err), 0);

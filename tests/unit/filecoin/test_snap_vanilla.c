@@ -16,19 +16,12 @@
 
 #include "harness.h"
 #include "testutil.h"
+#include "test_fr.h"
 #include "zkpd/porep_dev.h"
 #include "zkpd/snap.h"
 #include "zkpd/snap_c2.h"
 #include "zkpd/snap_dev.h"
 #include "zkpd/snap_vanilla.h"
-
-static void rand_fr(zkp_fr *out)
-{
-	uint64_t wide[8];
-	for (int i = 0; i < 8; i++)
-		wide[i] = tu_rand64();
-	zkp_fr_from_wide(out, wide);
-}
 
 
 struct fixture {
@@ -53,7 +46,7 @@ static void setup_update(struct fixture *f, uint64_t bytes, unsigned k)
 	zkp_fr *data = malloc(f->s.nodes * sizeof(zkp_fr));
 	assert_non_null(data);
 	for (uint64_t n = 0; n < f->s.nodes; n++)
-		rand_fr(&data[n]);
+		tu_rand_fr(&data[n]);
 	if (zkp_snap_dev_new(&f->d, &f->s, zkp_porep_dev_sector(f->sec), data, f->s.hs[3], &err))
 		fail_msg("%s", err.msg);
 	free(data);
@@ -146,7 +139,7 @@ static void test_refusals(void **state)
 	assert_int_equal(check(&f, f.buf, f.len, 2, &f.w.comm_r_new, &err), ZKP_ERR_INVAL);
 	/* another comm_r_new */
 	zkp_fr other;
-	rand_fr(&other);
+	tu_rand_fr(&other);
 	assert_int_equal(check(&f, f.buf, f.len, 1, &other, &err), ZKP_ERR_MISMATCH);
 	assert_non_null(strstr(err.msg, "root_r_new"));
 

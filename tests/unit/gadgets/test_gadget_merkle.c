@@ -18,14 +18,8 @@
 
 #include "harness.h"
 #include "testutil.h"
+#include "test_fr.h"
 #include "zkpd/gadgets.h"
-
-static void rand_fr(zkp_fr *x)
-{
-	uint64_t wide[8];
-	tu_rand_bytes(wide, sizeof(wide));
-	zkp_fr_from_wide(x, wide);
-}
 
 struct ins_case {
 	unsigned arity, index;
@@ -55,9 +49,9 @@ static void test_insert(void **state)
 	for (int a = 0; a < 3; a++) {
 		for (unsigned idx = 0; idx < arities[a]; idx++) {
 			struct ins_case c = { .arity = arities[a], .index = idx };
-			rand_fr(&c.cur);
+			tu_rand_fr(&c.cur);
 			for (int i = 0; i < 7; i++)
-				rand_fr(&c.sib[i]);
+				tu_rand_fr(&c.sib[i]);
 			gh_result r;
 			gh_run(ins_gadget, &c, &r);
 			assert_int_equal(r.check, 0);
@@ -91,8 +85,8 @@ static void test_sha_node(void **state)
 	(void)state;
 	for (int t = 0; t < 3; t++) {
 		struct node_case c;
-		rand_fr(&c.l);
-		rand_fr(&c.r);
+		tu_rand_fr(&c.l);
+		tu_rand_fr(&c.r);
 		if (t == 0)
 			zkp_fr_set_zero(&c.l);
 		gh_result r;
@@ -184,7 +178,7 @@ static void test_por(void **state)
 		zkp_error err = { 0 };
 		assert_int_equal(zkp_tree_shape_check(&c.t, &err), 0);
 		for (uint64_t k = 0; k < c.leaves; k++)
-			rand_fr(&c.leaf[k]);
+			tu_rand_fr(&c.leaf[k]);
 		c.index = tu_rand64() % c.leaves;
 		make_tree(&c);
 		gh_result r;

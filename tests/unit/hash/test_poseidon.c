@@ -23,17 +23,10 @@
 #include <cmocka.h>
 
 #include "testutil.h"
+#include "test_fr.h"
 #include "zkpd/error.h"
 #include "zkpd/fil_sha256.h"
 #include "zkpd/poseidon.h"
-
-static void rand_fr(zkp_fr *a)
-{
-	uint64_t w[2 * ZKP_FR_LIMBS];
-	for (int i = 0; i < 2 * ZKP_FR_LIMBS; i++)
-		w[i] = tu_rand64();
-	zkp_fr_from_wide(a, w);
-}
 
 static double now_ms(void)
 {
@@ -309,7 +302,7 @@ static void test_optimized_matches_plain(void **state)
 				else if (trial == 1)
 					zkp_fr_neg(&in[i], &ZKP_FR_ONE); /* r - 1 */
 				else
-					rand_fr(&in[i]);
+					tu_rand_fr(&in[i]);
 			}
 			zkp_poseidon_hash(&a, c, in);
 			zkp_poseidon_hash_plain(&b, c, in);
@@ -349,8 +342,8 @@ static void test_custom_tag(void **state)
 	assert_true(limbs[0] == 0x0001000000000000ull && !limbs[1] && !limbs[2] && !limbs[3]);
 
 	zkp_fr in[2], h_base, h_custom, h_plain;
-	rand_fr(&in[0]);
-	rand_fr(&in[1]);
+	tu_rand_fr(&in[0]);
+	tu_rand_fr(&in[1]);
 	zkp_poseidon_hash(&h_base, base, in);
 	zkp_poseidon_hash(&h_custom, c, in);
 	zkp_poseidon_hash_plain(&h_plain, c, in);

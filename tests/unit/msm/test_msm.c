@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "testutil.h"
+#include "test_fr.h"
 #include "zkpd/ec.h"
 #include "zkpd/ff.h"
 #include "zkpd/msm.h"
@@ -29,14 +30,6 @@ typedef union {
 
 static zkp_pool *pool3; /* 2 workers + the caller */
 static zkp_pool *pool8; /* 7 workers + the caller: more threads than cores */
-
-static void rand_fr(zkp_fr *r)
-{
-	uint64_t w[8];
-	for (int i = 0; i < 8; i++)
-		w[i] = tu_rand64();
-	zkp_fr_from_wide(r, w);
-}
 
 static void fr_minus_one(zkp_fr *r)
 {
@@ -77,10 +70,10 @@ struct grp {
 		zkp_##G##_from_affine(&g, &GEN);                                      \
 		zkp_fr k;                                                             \
 		for (int j = 0; j < 8; j++) {                                         \
-			rand_fr(&k);                                                  \
+			tu_rand_fr(&k);                                                  \
 			zkp_##G##_mul_fr(&steps[j], &g, &k);                          \
 		}                                                                     \
-		rand_fr(&k);                                                          \
+		tu_rand_fr(&k);                                                          \
 		zkp_##G##_mul_fr(&acc, &g, &k);                                       \
 		for (size_t i = 0; i < n; i++) {                                      \
 			zkp_##G##_add(&acc, &acc, &steps[tu_rand64() % 8]);            \
@@ -185,7 +178,7 @@ static void random_sizes(const struct grp *g, const size_t *sizes, size_t count)
 	for (size_t k = 0; k < count; k++) {
 		size_t n = sizes[k];
 		for (size_t i = 0; i < n; i++)
-			rand_fr(&s[i]);
+			tu_rand_fr(&s[i]);
 		/* a random window of the bases, so sizes do not share prefixes */
 		size_t off = tu_rand64() % (nmax - n + 1);
 		any_pt want;
@@ -223,7 +216,7 @@ static void windows(const struct grp *g, size_t n, unsigned cmax)
 	any_pt want;
 	g->gen(bases, n);
 	for (size_t i = 0; i < n; i++)
-		rand_fr(&s[i]);
+		tu_rand_fr(&s[i]);
 	g->naive(&want, bases, s, n);
 	for (unsigned c = 1; c <= cmax; c++) {
 		for (int a = ZKP_MSM_XYZZ; a <= ZKP_MSM_AFFINE; a++) {
@@ -262,7 +255,7 @@ static void edges(const struct grp *g)
 
 	/* n = 1 with 0, 1, r - 1 and a random scalar */
 	const zkp_fr *singles[3] = { &one, &m1, &k };
-	rand_fr(&k);
+	tu_rand_fr(&k);
 	zkp_fr_set_zero(&s[0]);
 	g->naive(want, bases, s, 1);
 	assert_true(g->is_inf(want));
@@ -297,7 +290,7 @@ static void edges(const struct grp *g)
 	g->naive(want, b2, s, N);
 	check_all(g, want, b2, s, N);
 	for (size_t i = 0; i < N; i++)
-		rand_fr(&s[i]);
+		tu_rand_fr(&s[i]);
 	g->naive(want, b2, s, N);
 	check_all(g, want, b2, s, N);
 
@@ -319,7 +312,7 @@ static void edges(const struct grp *g)
 	for (size_t i = 0; i < N / 2; i++) {
 		memcpy(b2 + 2 * i * g->aff, bases + i * g->aff, g->aff);
 		g->neg_aff(b2 + (2 * i + 1) * g->aff, bases + i * g->aff);
-		rand_fr(&s[2 * i]);
+		tu_rand_fr(&s[2 * i]);
 		s[2 * i + 1] = s[2 * i];
 	}
 	g->naive(want, b2, s, N);
@@ -340,7 +333,7 @@ static void edges(const struct grp *g)
 		case 0: s[i] = one; break;
 		case 1: s[i] = m1; break;
 		case 2: s[i] = k; break;
-		default: rand_fr(&s[i]);
+		default: tu_rand_fr(&s[i]);
 		}
 	}
 	g->naive(want, b2, s, N);
@@ -354,7 +347,7 @@ static void edges(const struct grp *g)
 		switch (tu_rand64() % 3) {
 		case 0: zkp_fr_set_zero(&s[i]); break;
 		case 1: s[i] = one; break;
-		default: rand_fr(&s[i]);
+		default: tu_rand_fr(&s[i]);
 		}
 	}
 	g->naive(want, b2, s, N);
@@ -396,7 +389,7 @@ static void witness_scalars(zkp_fr *s, size_t n, unsigned pct_zero, unsigned pct
 		else if (r < pct_zero + pct_one + 6)
 			zkp_fr_set_u64(&s[i], tu_rand64() % 256);
 		else
-			rand_fr(&s[i]);
+			tu_rand_fr(&s[i]);
 	}
 }
 

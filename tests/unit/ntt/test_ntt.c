@@ -13,18 +13,11 @@
 #include <cmocka.h>
 
 #include "testutil.h"
+#include "test_fr.h"
 #include "zkpd/error.h"
 #include "zkpd/ntt.h"
 
 static zkp_pool *pool2;
-
-static void rand_fr(zkp_fr *r)
-{
-	uint64_t w[8];
-	for (int i = 0; i < 8; i++)
-		w[i] = tu_rand64();
-	zkp_fr_from_wide(r, w);
-}
 
 static void fr_from_hex(zkp_fr *r, const char *hex)
 {
@@ -100,13 +93,13 @@ static void test_against_dft(void **state)
 		size_t n = (size_t)1 << log_n;
 		for (int roots = 0; roots < 2; roots++) {
 			zkp_fr shift;
-			rand_fr(&shift);
+			tu_rand_fr(&shift);
 			struct domain dm;
 			domain_new(&dm, log_n, (enum zkp_ntt_roots)roots, &shift);
 			zkp_fr *in = malloc(n * sizeof(zkp_fr)), *ref = malloc(n * sizeof(zkp_fr)),
 			       *x = malloc(n * sizeof(zkp_fr));
 			for (size_t i = 0; i < n; i++)
-				rand_fr(&in[i]);
+				tu_rand_fr(&in[i]);
 			for (int mode = 0; mode < 4; mode++) {
 				bool inverse = mode & 1, coset = mode & 2;
 				dft_ref(ref, in, &dm.d, inverse, coset);
@@ -209,7 +202,7 @@ static void test_large(void **state)
 	domain_new(&dm, log_n, ZKP_NTT_ROOTS_BELLMAN, NULL);
 	zkp_fr *c = malloc(n * sizeof(zkp_fr)), *x = malloc(n * sizeof(zkp_fr));
 	for (size_t i = 0; i < n; i++)
-		rand_fr(&c[i]);
+		tu_rand_fr(&c[i]);
 
 	/* coset forward N->R, spot-checked against Horner at g * omega^k */
 	memcpy(x, c, n * sizeof(zkp_fr));
@@ -266,11 +259,11 @@ static void test_bitrev_sub(void **state)
 		size_t n = (size_t)1 << log_n;
 		zkp_fr *x = malloc(n * sizeof(zkp_fr)), *y = malloc(n * sizeof(zkp_fr));
 		zkp_fr *ref = malloc(n * sizeof(zkp_fr)), s;
-		rand_fr(&s);
+		tu_rand_fr(&s);
 		for (int scaled = 0; scaled < 2; scaled++) {
 			for (size_t i = 0; i < n; i++) {
-				rand_fr(&x[i]);
-				rand_fr(&y[i]);
+				tu_rand_fr(&x[i]);
+				tu_rand_fr(&y[i]);
 			}
 			for (size_t i = 0; i < n; i++) {
 				size_t j = bitrev(i, log_n);
@@ -301,11 +294,11 @@ static void test_h_six_transforms(void **state)
 	zkp_fr *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes);
 	zkp_fr *h7 = malloc(bytes), *bb = malloc(bytes), *cc = malloc(bytes), zinv;
 	for (size_t i = 0; i < n; i++) {
-		rand_fr(&a[i]);
-		rand_fr(&b[i]);
-		rand_fr(&c[i]);
+		tu_rand_fr(&a[i]);
+		tu_rand_fr(&b[i]);
+		tu_rand_fr(&c[i]);
 	}
-	rand_fr(&zinv);
+	tu_rand_fr(&zinv);
 	const zkp_ntt_opts to_coeffs = { true, false, ZKP_NTT_NATURAL, ZKP_NTT_BITREV };
 	const zkp_ntt_opts to_coset = { false, true, ZKP_NTT_BITREV, ZKP_NTT_NATURAL };
 	const zkp_ntt_opts back7 = { true, true, ZKP_NTT_NATURAL, ZKP_NTT_NATURAL };

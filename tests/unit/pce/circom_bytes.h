@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "test_fr.h"
 #include "zkpd/ff.h"
 
 typedef struct {
@@ -96,14 +97,6 @@ static void circom_file(bytes *out, const char magic[4], uint32_t version, const
 }
 
 /* A random Fr value (Montgomery). */
-static void rand_fr(zkp_fr *v)
-{
-	uint64_t w[8];
-	for (int i = 0; i < 8; i++)
-		w[i] = tu_rand64();
-	zkp_fr_from_wide(v, w);
-}
-
 /* Writes buf to a fresh temporary file; returns its malloc'd path. */
 static char *write_temp(const void *buf, size_t n, const char *suffix)
 {

@@ -28,6 +28,7 @@
 
 #include "pce_int.h"
 #include "testutil.h"
+#include "test_fr.h"
 #include "zkpd/error.h"
 #include "zkpd/pce.h"
 
@@ -37,14 +38,6 @@ static char tmpdir[64];
 /* ---- helpers ---- */
 
 static uint64_t rnd(uint64_t n) { return n ? tu_rand64() % n : 0; }
-
-static void rand_fr(zkp_fr *r)
-{
-	uint64_t w[8];
-	for (int i = 0; i < 8; i++)
-		w[i] = tu_rand64();
-	zkp_fr_from_wide(r, w);
-}
 
 static void fr_small(zkp_fr *r, int64_t v)
 {
@@ -132,7 +125,7 @@ static void rand_coeff(zkp_fr *v, bool large, bool long_row)
 	} else if (p < 97) {
 		*v = large_pool[rnd(600)];
 	} else {
-		rand_fr(v);
+		tu_rand_fr(v);
 	}
 }
 
@@ -340,10 +333,10 @@ static void check_against_dense(const struct tcirc *c, const char *path)
 	for (int trial = 0; trial < 2; trial++) {
 		zkp_fr_set_one(&w[0]);
 		for (uint64_t i = 1; i < nvars; i++)
-			rand_fr(&w[i]);
+			tu_rand_fr(&w[i]);
 		for (int m = 0; m < 3; m++)
 			for (uint64_t i = 0; i < rows; i++)
-				rand_fr(&out[m][i]); /* stale contents must be overwritten */
+				tu_rand_fr(&out[m][i]); /* stale contents must be overwritten */
 		zkp_pce_eval(pce, w, out[0], trial ? NULL : out[1], out[2], trial ? NULL : pool2);
 		if (trial)
 			zkp_pce_eval(pce, w, NULL, out[1], NULL, pool2);
@@ -433,7 +426,7 @@ static void test_many_blocks(void **state)
 	zkp_fr *w = malloc(nvars * sizeof(zkp_fr)), *out[3];
 	zkp_fr_set_one(&w[0]);
 	for (uint64_t i = 1; i < nvars; i++)
-		rand_fr(&w[i]);
+		tu_rand_fr(&w[i]);
 	for (int m = 0; m < 3; m++)
 		out[m] = malloc(c.rows * sizeof(zkp_fr));
 	zkp_pce_eval(pce, w, out[0], out[1], out[2], pool2);
@@ -512,7 +505,7 @@ static void sat_gen(struct sat *s, uint64_t rows)
 	s->w = malloc(nvars * sizeof(zkp_fr));
 	zkp_fr_set_one(&s->w[0]);
 	for (uint64_t i = 1; i < s->n_free; i++)
-		rand_fr(&s->w[i]);
+		tu_rand_fr(&s->w[i]);
 	for (uint64_t r = 0; r < rows; r++) {
 		zkp_fr ab[2], t, kinv;
 		for (int m = 0; m < 2; m++) {
@@ -589,7 +582,7 @@ static void test_check(void **state)
 	for (int trial = 0; trial < 8; trial++) {
 		uint64_t j = 1 + rnd(s.n_free - 1);
 		zkp_fr keep = s.w[j];
-		rand_fr(&s.w[j]);
+		tu_rand_fr(&s.w[j]);
 		uint64_t want = ref_first_failure(&s.c, s.w);
 		int rc = zkp_pce_check(pce, s.w, &row, pool2, &err);
 		if (want == UINT64_MAX) {
@@ -999,7 +992,7 @@ static int setup(void **state)
 	(void)state;
 	tu_seed();
 	for (int i = 0; i < 600; i++)
-		rand_fr(&large_pool[i]);
+		tu_rand_fr(&large_pool[i]);
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_pce.XXXXXX");
 	if (!mkdtemp(tmpdir))
 		return -1;

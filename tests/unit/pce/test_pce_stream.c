@@ -32,6 +32,7 @@
 #include <cmocka.h>
 
 #include "testutil.h"
+#include "test_fr.h"
 #include "zkpd/error.h"
 #include "zkpd/pce.h"
 
@@ -41,14 +42,6 @@ static zkp_fr pool[600];
 /* ---- helpers ---- */
 
 static uint64_t rnd(uint64_t n) { return n ? tu_rand64() % n : 0; }
-
-static void rand_fr(zkp_fr *r)
-{
-	uint64_t w[8];
-	for (int i = 0; i < 8; i++)
-		w[i] = tu_rand64();
-	zkp_fr_from_wide(r, w);
-}
 
 static void fr_small(zkp_fr *r, int64_t v)
 {
@@ -150,7 +143,7 @@ static void rand_coeff(zkp_fr *v)
 	else if (p < 95)
 		*v = pool[rnd(600)];
 	else
-		rand_fr(v);
+		tu_rand_fr(v);
 }
 
 static bool row_has_col(const struct circ *c, int m, size_t first, uint32_t col)
@@ -235,7 +228,7 @@ static void gen(struct circ *c, const struct shape *s)
 	assert_non_null(c->w);
 	zkp_fr_set_one(&c->w[0]);
 	for (uint64_t j = 1; j < nvars; j++)
-		rand_fr(&c->w[j]);
+		tu_rand_fr(&c->w[j]);
 	for (int m = 0; m < 3; m++) {
 		c->start[m] = calloc(s->rows + 1, sizeof(size_t));
 		assert_non_null(c->start[m]);
@@ -413,7 +406,7 @@ static int feed(zkp_pce_builder *b, const struct circ *c, enum change ch, uint64
 			if (ch == EXTRA_TERM)
 				buf[n[0]++] = (zkp_pce_term){ fresh_col(c, r), ZKP_FR_ONE };
 			else if (ch == NEW_VALUE)
-				rand_fr(&buf[i].coeff);
+				tu_rand_fr(&buf[i].coeff);
 			else if (ch == FOREIGN_VALUE)
 				assert_true(c_value(c, 5, &buf[i].coeff));
 			else
@@ -875,7 +868,7 @@ static int setup(void **state)
 	(void)state;
 	tu_seed();
 	for (int i = 0; i < 600; i++)
-		rand_fr(&pool[i]);
+		tu_rand_fr(&pool[i]);
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_pce_stream.XXXXXX");
 	return mkdtemp(tmpdir) ? 0 : -1;
 }

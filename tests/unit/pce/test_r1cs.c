@@ -709,7 +709,7 @@ static void test_random_end_to_end(void **state)
 	cons *rows = calloc(nrows, sizeof(cons));
 	zkp_fr_set_one(&w[0]);
 	for (uint32_t i = 1; i < 1 + pub_out + pub_in + prv_in; i++)
-		rand_fr(&w[i]);
+		tu_rand_fr(&w[i]);
 	uint32_t next = 1 + pub_out + pub_in + prv_in;
 	for (uint32_t i = 0; i < nrows; i++, next++) {
 		cons *c = &rows[i];
@@ -731,7 +731,7 @@ static void test_random_end_to_end(void **state)
 				case 0: zkp_fr_set_one(&coef); break;
 				case 1: zkp_fr_set_one(&coef); zkp_fr_neg(&coef, &coef); break;
 				case 2: zkp_fr_set_u64(&coef, tu_rand64() % 8); break;
-				default: rand_fr(&coef); break;
+				default: tu_rand_fr(&coef); break;
 				}
 				add_term_fr(c, k, x, &coef);
 				zkp_fr_mul(&t, &coef, &w[x]);

@@ -27,7 +27,7 @@ static void make_values(void)
 	zkp_fr_set_zero(&vals[1]);
 	zkp_fr_neg(&vals[2], &vals[0]);
 	for (int i = 3; i < NVALS; i++)
-		rand_fr(&vals[i]);
+		tu_rand_fr(&vals[i]);
 }
 
 typedef struct {
