@@ -23,8 +23,8 @@
  * one answers ZKP_ERR_INVAL.
  *
  * Ownership: the job borrows pce, pk, w, be and pool; they must outlive it
- * (w only while zkp_groth16_job_reads_witness) and are only read. It owns a, b, c, the NTT domain, the density bitmaps
- * and the G2 thread.
+ * (w only while zkp_groth16_job_reads_witness) and are only read. It
+ * owns a, b, c, the NTT domain, the density bitmaps and the G2 thread.
  * Threads: each stage may run on a different thread, one at a time per job
  * (the caller hands the job over, e.g. through a queue with a mutex). Jobs
  * are independent: any number may run at once on shared pce, pk and be.
